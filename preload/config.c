@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.c - the GPUTRACE_* settings, read once at start.
+ *
+ * A setting that does not parse or is out of range keeps its default, and
+ * the library says so once on stderr: a bad setting never stops the
+ * traced program.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/internal.h"
+
+struct gt_config gt_cfg;
+
+struct num_setting {
+	const char *name;
+	uint64_t def, min, max;
+};
+
+/* Parse a whole decimal number within [min, max], else keep def. */
+static uint64_t env_number(const struct num_setting *s)
+{
+	const char *v = getenv(s->name);
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return s->def;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || *end || n < s->min || n > s->max || v[0] == '-') {
+		gt_log("gputrace: ignoring %s='%s' (want %llu..%llu), using %llu\n",
+		       s->name, v, (unsigned long long)s->min,
+		       (unsigned long long)s->max, (unsigned long long)s->def);
+		return s->def;
+	}
+	return n;
+}
+
+static const struct num_setting s_enabled = { "GPUTRACE", 1, 0, 1 };
+static const struct num_setting s_debug = { "GPUTRACE_DEBUG", 0, 0, 9 };
+static const struct num_setting s_buffer_mb = { "GPUTRACE_BUFFER_MB", 256, 1, 1 << 20 };
+static const struct num_setting s_thread_kb = { "GPUTRACE_THREAD_BUFFER_KB", 4096, 1, 1 << 30 };
+static const struct num_setting s_flush_ms = { "GPUTRACE_FLUSH_MS", 20, 1, 60000 };
+static const struct num_setting s_max_func = { "GPUTRACE_MAX_FUNCTIONS", 65536, 16, 1 << 24 };
+
+void gt_config_load(void)
+{
+	const char *out = getenv("GPUTRACE_OUTPUT");
+
+	gt_cfg.enabled = (int)env_number(&s_enabled);
+	gt_cfg.debug = (int)env_number(&s_debug);
+	gt_cfg.buffer_bytes = env_number(&s_buffer_mb) << 20;
+	gt_cfg.thread_buffer_bytes = env_number(&s_thread_kb) << 10;
+	gt_cfg.flush_ms = (uint32_t)env_number(&s_flush_ms);
+	gt_cfg.max_functions = (uint32_t)env_number(&s_max_func);
+	if (out && strlen(out) >= sizeof(gt_cfg.output)) {
+		gt_log("gputrace: ignoring GPUTRACE_OUTPUT: longer than %zu bytes\n",
+		       sizeof(gt_cfg.output) - 1);
+		out = NULL;
+	}
+	strcpy(gt_cfg.output, out && *out ? out : "gputrace-%h-%p.bin");
+}

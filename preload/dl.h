@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dl.h - the real dlsym and dlvsym behind our interposed ones.
+ */
+#ifndef GPUTRACE_PRELOAD_DL_H
+#define GPUTRACE_PRELOAD_DL_H
+
+/*
+ * glibc's dlsym/dlvsym.  Any reference from this library to `dlsym` would
+ * bind to our own definition, so they are found by reading the dynamic
+ * symbol tables of the loaded objects (elf_lookup.c).  RTLD_NEXT passed to
+ * these means "after libgputrace.so".
+ */
+void *gt_real_dlsym(void *handle, const char *name);
+void *gt_real_dlvsym(void *handle, const char *name, const char *version);
+
+/* The default-version definition of `name` in the first loaded object
+ * other than this library that defines it, or NULL. */
+void *gt_elf_find_global(const char *name);
+
+#endif /* GPUTRACE_PRELOAD_DL_H */

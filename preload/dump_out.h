@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dump_out.h - buffered chunk output to the dump file (writer thread only).
+ */
+#ifndef GPUTRACE_PRELOAD_DUMP_OUT_H
+#define GPUTRACE_PRELOAD_DUMP_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_dump_out {
+	int fd;                     /* -1 once writing failed */
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t bytes_written;
+	const char *path;
+};
+
+int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path);
+
+/* Append raw bytes / a whole chunk (header + payload); flushes when full. */
+void gt_dump_out_raw(struct gt_dump_out *o, const void *p, size_t n);
+void gt_dump_out_chunk(struct gt_dump_out *o, uint32_t type, const void *payload,
+		       size_t n);
+/* A chunk whose payload is two parts (a struct, then bytes). */
+void gt_dump_out_chunk2(struct gt_dump_out *o, uint32_t type, const void *a,
+			size_t an, const void *b, size_t bn);
+
+/* Write what is buffered.  Returns 0, or -1 when the file cannot be
+ * written (the failure is said once on stderr and the file is dropped). */
+int gt_dump_out_flush(struct gt_dump_out *o);
+void gt_dump_out_close(struct gt_dump_out *o);
+
+#endif /* GPUTRACE_PRELOAD_DUMP_OUT_H */

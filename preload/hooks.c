@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hooks.c - the wrappers, generated from hooks.def.
+ *
+ * Every table line yields two wrappers with the same body: one exported
+ * under the driver's own symbol, for programs linked with -lcuda, whose
+ * real function comes from dlsym(RTLD_NEXT); and one handed out by the
+ * cuGetProcAddress and dlsym hooks, whose real function is the pointer the
+ * driver returned.  Each is checked at compile time against the PFN typedef
+ * of cudaTypedefs.h for its (name, version, per-thread) variant.
+ */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <dlfcn.h>
+#include <string.h>
+
+#include "include/gputrace/format.h"
+#include "preload/dl.h"
+#include "preload/fill.h"
+#include "preload/hooks.h"
+#include "preload/ring.h"
+
+/* cuda.h renames some entry points to their newest version; we define
+ * every version under its exported name. */
+#undef cuMemcpyBatchAsync
+#undef cuMemcpy3DBatchAsync
+#undef cuLaunchKernel
+#undef cuLaunchKernelEx
+#undef cuLaunchCooperativeKernel
+#undef cuGraphLaunch
+#undef cuMemcpy
+#undef cuMemcpyPeer
+#undef cuMemcpy3DPeer
+#undef cuMemcpyAsync
+#undef cuMemcpyPeerAsync
+#undef cuMemcpy3DPeerAsync
+#undef cuMemsetD8Async
+#undef cuMemsetD16Async
+#undef cuMemsetD32Async
+#undef cuMemsetD2D8Async
+#undef cuMemsetD2D16Async
+#undef cuMemsetD2D32Async
+#undef cuStreamSynchronize
+#undef cuStreamWaitEvent
+#undef cuStreamQuery
+
+#define GT_PAIR_FIRST(a, b) a
+#define GT_PAIR_SECOND(a, b) b
+
+const struct gt_op_desc gt_ops[GT_OP_COUNT] = {
+#define X(sym, api, ver, sfx, kd, fl, P, A, F) \
+	[GT_OP_##sym] = { #sym, #api, ver, GT_PAIR_FIRST kd, GT_PAIR_SECOND kd, fl },
+#include "preload/hooks.def"
+#undef X
+};
+
+_Atomic(void *) gt_real_indirect[GT_OP_COUNT];
+_Atomic(void *) gt_real_direct[GT_OP_COUNT];
+
+static void *resolve_direct(int op)
+{
+	void *p = gt_real_dlsym(RTLD_NEXT, gt_ops[op].symbol);
+
+	if (p)
+		gt_slot_accept(&gt_real_direct[op], p);
+	return atomic_load(&gt_real_direct[op]);
+}
+
+static inline void *direct_real(int op)
+{
+	void *p = atomic_load_explicit(&gt_real_direct[op], memory_order_relaxed);
+
+	return likely(p != NULL) ? p : resolve_direct(op);
+}
+
+static inline void *indirect_real(int op)
+{
+	return atomic_load_explicit(&gt_real_indirect[op], memory_order_relaxed);
+}
+
+/*
+ * The body of every wrapper: take a slot, fill it from the arguments, time
+ * the real call, publish.  When no slot is to be had the call goes straight
+ * through.  `r` is the name hooks.def's fill expressions use.
+ */
+#define GT_BODY(op, realexpr, P, A, FILL)                                    \
+	{                                                                    \
+		CUresult (CUDAAPI *real_) P = (CUresult (CUDAAPI *) P)(realexpr); \
+		struct gt_rec *r;                                            \
+		CUresult res_;                                               \
+		if (unlikely(!real_))                                        \
+			return CUDA_ERROR_NOT_INITIALIZED;                   \
+		r = gt_rec_begin();                                          \
+		if (!r)                                                      \
+			return real_ A;                                      \
+		FILL;                                                        \
+		r->t0 = gt_now();                                            \
+		res_ = real_ A;                                              \
+		r->t1 = gt_now();                                            \
+		gt_rec_commit(r, op, res_);                                  \
+		return res_;                                                 \
+	}
+
+#define X(sym, api, ver, sfx, kd, fl, P, A, F)                               \
+	GT_EXPORT CUresult CUDAAPI sym P                                     \
+	GT_BODY(GT_OP_##sym, direct_real(GT_OP_##sym), P, A, F)              \
+	static CUresult CUDAAPI indirect_##sym P                             \
+	GT_BODY(GT_OP_##sym, indirect_real(GT_OP_##sym), P, A, F)            \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(&indirect_##sym), \
+						    PFN_##api##_v##ver##sfx), \
+		       #sym " does not match PFN_" #api "_v" #ver #sfx);
+#include "preload/hooks.def"
+#undef X
+
+void *const gt_indirect_wrapper[GT_OP_COUNT] = {
+#define X(sym, ...) [GT_OP_##sym] = (void *)indirect_##sym,
+#include "preload/hooks.def"
+#undef X
+};
+
+void *const gt_direct_wrapper[GT_OP_COUNT] = {
+#define X(sym, ...) [GT_OP_##sym] = (void *)sym,
+#include "preload/hooks.def"
+#undef X
+};
+
+int gt_op_by_symbol(const char *name)
+{
+	for (int op = 0; op < GT_OP_COUNT; op++)
+		if (!strcmp(gt_ops[op].symbol, name))
+			return op;
+	return -1;
+}
+
+static int api_has_ptsz(const char *api)
+{
+	for (int op = 0; op < GT_OP_COUNT; op++)
+		if ((gt_ops[op].flags & GT_OPF_PTSZ) && !strcmp(gt_ops[op].api, api))
+			return 1;
+	return 0;
+}
+
+/*
+ * The newest table entry for `api` that `version` reaches, among the
+ * per-thread variants when flag 2 asks for them and the api has them.
+ */
+int gt_op_by_request(const char *api, int version, uint64_t flags)
+{
+	int want_ptsz = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) &&
+			api_has_ptsz(api);
+	int best = -1;
+
+	for (int op = 0; op < GT_OP_COUNT; op++) {
+		const struct gt_op_desc *d = &gt_ops[op];
+
+		if (!!(d->flags & GT_OPF_PTSZ) != want_ptsz || d->version > version ||
+		    strcmp(d->api, api))
+			continue;
+		if (best < 0 || d->version > gt_ops[best].version)
+			best = op;
+	}
+	return best;
+}
+
+void *gt_swap_indirect(int op, void *real)
+{
+	if (real == gt_indirect_wrapper[op] || real == gt_direct_wrapper[op])
+		return real;
+	if (gt_slot_accept(&gt_real_indirect[op], real))
+		return gt_indirect_wrapper[op];
+	gt_debug("gputrace: %s: unrecognised pointer %p passed through\n",
+		 gt_ops[op].symbol, real);
+	return real;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hooks.h - the op ids and descriptions generated from hooks.def, the real
+ * driver pointers behind each wrapper, and the lookups that decide whether
+ * a pointer handed out by the driver or by dlsym gets swapped for a wrapper.
+ */
+#ifndef GPUTRACE_PRELOAD_HOOKS_H
+#define GPUTRACE_PRELOAD_HOOKS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+enum gt_op {
+#define X(sym, ...) GT_OP_##sym,
+#include "preload/hooks.def"
+#undef X
+	GT_OP_COUNT
+};
+
+struct gt_op_desc {
+	const char *symbol;         /* exported driver symbol */
+	const char *api;            /* cuGetProcAddress name */
+	int version;                /* lowest cudaVersion that maps to it */
+	uint8_t kind;               /* enum gt_kind */
+	uint8_t direction;          /* enum gt_direction */
+	uint32_t flags;             /* GT_OPF_* */
+};
+
+extern const struct gt_op_desc gt_ops[GT_OP_COUNT];
+
+/* The wrapper handed out through cuGetProcAddress or dlsym(handle, ...). */
+extern void *const gt_indirect_wrapper[GT_OP_COUNT];
+/* The wrapper exported under the driver's own name (programs linked -lcuda). */
+extern void *const gt_direct_wrapper[GT_OP_COUNT];
+
+/*
+ * The real functions behind the wrappers: one slot for the indirect path
+ * (filled from what cuGetProcAddress or dlsym returned) and one for the
+ * direct path (filled from dlsym(RTLD_NEXT)).  A slot is written once.
+ */
+extern _Atomic(void *) gt_real_indirect[GT_OP_COUNT];
+extern _Atomic(void *) gt_real_direct[GT_OP_COUNT];
+
+/* The op whose exported symbol is `name`, or -1. */
+int gt_op_by_symbol(const char *name);
+
+/* The op cuGetProcAddress(api, version, flags) resolves to, or -1. */
+int gt_op_by_request(const char *api, int version, uint64_t flags);
+
+/*
+ * Accept `real` as the function behind `slot`: true when the slot was empty
+ * (it now holds real) or already held exactly this pointer.  Any other
+ * pointer is not recognised and must be passed through untouched.
+ */
+static inline int gt_slot_accept(_Atomic(void *) *slot, void *real)
+{
+	void *expected = NULL;
+
+	if (atomic_compare_exchange_strong(slot, &expected, real))
+		return 1;
+	return expected == real;
+}
+
+/* Swap a pointer the driver or dlsym returned for op's indirect wrapper. */
+void *gt_swap_indirect(int op, void *real);
+
+#endif /* GPUTRACE_PRELOAD_HOOKS_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - what the parts of libgputrace.so share: the in-memory event
+ * record, settings, the clock, logging and the small helpers every file uses.
+ *
+ * Everything here has the gt_ prefix and hidden visibility; only the
+ * intercepted symbols (GT_EXPORT) leave the library.
+ */
+#ifndef GPUTRACE_PRELOAD_INTERNAL_H
+#define GPUTRACE_PRELOAD_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define GT_EXPORT __attribute__((visibility("default")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/*
+ * One intercepted call as the traced thread writes it into its ring: fixed
+ * size, so the hot path is a few stores.  The writer thread packs it into
+ * the dump's compact varint form (include/gputrace/format.h).
+ */
+struct gt_rec {
+	uint64_t t0;                /* clock at entry */
+	uint64_t t1;                /* clock at exit */
+	uint16_t op;                /* enum gt_op */
+	uint16_t flags;
+	int32_t result;             /* CUresult */
+	uint64_t stream;            /* CUstream, 0 when none */
+	union {
+		struct {
+			uint32_t func;      /* gt_func id, 0 = unknown */
+			uint32_t shared_mem;
+			uint32_t grid[3];
+			uint32_t block[3];
+		} launch;
+		struct {
+			uint64_t bytes;
+			uint64_t src;
+			uint64_t dst;
+			uint64_t count;     /* copies in a batch, else 1 */
+		} copy;                 /* copies and sets (src, count unused) */
+		struct {
+			uint64_t handle;    /* graph, event, stream or context */
+		} obj;
+	} u;
+};
+
+_Static_assert(sizeof(struct gt_rec) == 64, "a record is one cache line");
+
+/* Settings, read once from GPUTRACE_* at start (config.c). */
+struct gt_config {
+	int enabled;                /* GPUTRACE=0 turns tracing off */
+	int debug;                  /* GPUTRACE_DEBUG */
+	char output[1024];          /* GPUTRACE_OUTPUT template */
+	uint64_t buffer_bytes;      /* GPUTRACE_BUFFER_MB: all rings together */
+	uint64_t thread_buffer_bytes; /* GPUTRACE_THREAD_BUFFER_KB */
+	uint32_t flush_ms;          /* GPUTRACE_FLUSH_MS */
+	uint32_t max_functions;     /* GPUTRACE_MAX_FUNCTIONS */
+};
+
+extern struct gt_config gt_cfg;
+void gt_config_load(void);
+
+/* Monotonic nanoseconds: the time base of every record. */
+static inline uint64_t gt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Messages on stderr, formatted on the stack and written with write(2), so
+ * they are safe anywhere, signal handlers included.  gt_warn_once keeps a
+ * flag per call site.
+ */
+void gt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define gt_debug(...) do { if (unlikely(gt_cfg.debug)) gt_log(__VA_ARGS__); } while (0)
+#define gt_warn_once(...) do {                                          \
+		static atomic_int warned_;                              \
+		if (!atomic_exchange(&warned_, 1))                      \
+			gt_log(__VA_ARGS__);                            \
+	} while (0)
+
+/* lifecycle.c */
+void gt_init(void);                 /* idempotent; safe before main */
+extern atomic_int gt_active;        /* 1 while events are recorded */
+extern atomic_uint gt_generation;   /* bumped in a forked child */
+extern uint64_t gt_start_ns;        /* clock at start (monotonic) */
+extern uint64_t gt_start_realtime_ns;
+
+#endif /* GPUTRACE_PRELOAD_INTERNAL_H */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output_path.h - the dump's path from the GPUTRACE_OUTPUT template, and
+ * creating it safely.
+ */
+#ifndef GPUTRACE_PRELOAD_OUTPUT_PATH_H
+#define GPUTRACE_PRELOAD_OUTPUT_PATH_H
+
+#include <stddef.h>
+
+/*
+ * Expand %p (pid), %h (host name), %r (rank: RANK, OMPI_COMM_WORLD_RANK or
+ * SLURM_PROCID, else 0) and %% in tmpl.  Returns 0, or -1 if it does not
+ * fit in size bytes.
+ */
+int gt_output_expand(const char *tmpl, char *out, size_t size);
+
+/* The rank from the environment, 0 when none is set. */
+unsigned gt_output_rank(void);
+
+/*
+ * Create the dump with mode 0600, never following a symbolic link and
+ * never overwriting: if path exists, try path with .1, .2 ... before its
+ * extension.  path is updated to the name used.  Returns the fd or -errno.
+ */
+int gt_output_create(char *path, size_t size);
+
+#endif /* GPUTRACE_PRELOAD_OUTPUT_PATH_H */

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * procaddr.c - cuGetProcAddress (4 arguments) and cuGetProcAddress_v2 (5).
+ *
+ * CUDA 12/13's runtime fetches every driver entry point through
+ * cuGetProcAddress, after getting cuGetProcAddress itself that way.  We
+ * call the real one, then swap the pointer it returns for our wrapper when
+ * the (name, version, flags) maps to a table entry and the pointer is the
+ * real function behind that entry; anything else passes through.  Both
+ * work before cuInit.
+ */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <dlfcn.h>
+#include <string.h>
+
+#include "preload/dl.h"
+#include "preload/hooks.h"
+#include "preload/internal.h"
+#include "preload/procaddr.h"
+
+#undef cuGetProcAddress
+
+static _Atomic(void *) real_v1;     /* PFN_cuGetProcAddress_v11030 */
+static _Atomic(void *) real_v2;     /* PFN_cuGetProcAddress_v12000 */
+
+GT_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn,
+					    int version, cuuint64_t flags);
+GT_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
+					       int version, cuuint64_t flags,
+					       CUdriverProcAddressQueryResult *status);
+
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cuGetProcAddress),
+					    PFN_cuGetProcAddress_v11030), "v1");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cuGetProcAddress_v2),
+					    PFN_cuGetProcAddress_v12000), "v2");
+
+void *gt_procaddr_swap_self(int version, void *real)
+{
+	int v2 = version >= 12000;
+	void *ours = v2 ? (void *)cuGetProcAddress_v2 : (void *)cuGetProcAddress;
+
+	if (real == ours)
+		return real;
+	if (gt_slot_accept(v2 ? &real_v2 : &real_v1, real))
+		return ours;
+	return real;
+}
+
+/* The real function for a direct call (-lcuda) when nothing set it yet. */
+static void *real_gpa(int v2)
+{
+	_Atomic(void *) *slot = v2 ? &real_v2 : &real_v1;
+	void *p = atomic_load_explicit(slot, memory_order_relaxed);
+
+	if (likely(p != NULL))
+		return p;
+	p = gt_real_dlsym(RTLD_NEXT, v2 ? "cuGetProcAddress_v2" : "cuGetProcAddress");
+	if (p)
+		gt_slot_accept(slot, p);
+	return atomic_load(slot);
+}
+
+static void swap_result(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+	int op;
+
+	if (!symbol || !pfn || !*pfn)
+		return;
+	if (!strcmp(symbol, "cuGetProcAddress")) {
+		*pfn = gt_procaddr_swap_self(version, *pfn);
+		return;
+	}
+	op = gt_op_by_request(symbol, version, flags);
+	if (op >= 0)
+		*pfn = gt_swap_indirect(op, *pfn);
+}
+
+GT_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn,
+					    int version, cuuint64_t flags)
+{
+	PFN_cuGetProcAddress_v11030 real = (PFN_cuGetProcAddress_v11030)real_gpa(0);
+	CUresult res;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	res = real(symbol, pfn, version, flags);
+	if (res == CUDA_SUCCESS)
+		swap_result(symbol, pfn, version, flags);
+	return res;
+}
+
+GT_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
+					       int version, cuuint64_t flags,
+					       CUdriverProcAddressQueryResult *status)
+{
+	PFN_cuGetProcAddress_v12000 real = (PFN_cuGetProcAddress_v12000)real_gpa(1);
+	CUresult res;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	res = real(symbol, pfn, version, flags, status);
+	if (res == CUDA_SUCCESS)
+		swap_result(symbol, pfn, version, flags);
+	return res;
+}
+
+void *gt_driver_proc(const char *name, int version)
+{
+	PFN_cuGetProcAddress_v12000 v2 = atomic_load(&real_v2);
+	PFN_cuGetProcAddress_v11030 v1 = atomic_load(&real_v1);
+	void *p = NULL, *h;
+
+	if (v2 && v2(name, &p, version, 0, NULL) == CUDA_SUCCESS && p)
+		return p;
+	if (v1 && v1(name, &p, version, 0) == CUDA_SUCCESS && p)
+		return p;
+	h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	p = gt_real_dlsym(h, name);
+	dlclose(h);
+	return p;
+}

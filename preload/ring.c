@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.c - giving threads their rings, within the memory budget, and taking
+ * them back when threads exit.
+ *
+ * A thread gets its ring at its first traced call (mmap, outside the steady
+ * state).  Rings are pushed on a list that only grows at its head (CAS);
+ * the writer thread is the only one that walks it and the only one that
+ * unlinks, which it does for drained rings of exited threads (never the
+ * head, so a concurrent push cannot race).  Unlinked rings wait on a free
+ * list, under a mutex that only thread start and the writer take.
+ */
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/ring.h"
+#include "preload/writer.h"
+
+__thread struct gt_thread gt_self __attribute__((tls_model("initial-exec")));
+_Atomic uint64_t gt_drops_no_ring;
+
+static _Atomic(struct gt_ring *) ring_list;
+static _Atomic uint64_t ring_bytes_used;
+static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gt_ring *free_list;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static int exit_key_made;
+
+static void thread_exited(void *arg)
+{
+	struct gt_ring *ring = arg;
+
+	atomic_store_explicit(&ring->exited, 1, memory_order_release);
+	gt_self.ring = NULL;
+}
+
+static void make_exit_key(void)
+{
+	exit_key_made = pthread_key_create(&exit_key, thread_exited) == 0;
+}
+
+static struct gt_ring *ring_from_free_list(void)
+{
+	struct gt_ring *ring;
+
+	pthread_mutex_lock(&free_lock);
+	ring = free_list;
+	if (ring)
+		free_list = ring->next;
+	pthread_mutex_unlock(&free_lock);
+	return ring;
+}
+
+static struct gt_ring *ring_map(void)
+{
+	uint64_t cap = gt_cfg.thread_buffer_bytes / sizeof(struct gt_rec);
+	size_t bytes;
+	struct gt_ring *ring;
+
+	while (cap & (cap - 1))             /* round down to a power of 2 */
+		cap &= cap - 1;
+	if (cap < 2)
+		cap = 2;
+	bytes = sizeof(*ring) + cap * sizeof(struct gt_rec);
+	if (atomic_fetch_add(&ring_bytes_used, bytes) + bytes > gt_cfg.buffer_bytes) {
+		atomic_fetch_sub(&ring_bytes_used, bytes);
+		return NULL;
+	}
+	ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ring == MAP_FAILED) {
+		atomic_fetch_sub(&ring_bytes_used, bytes);
+		return NULL;
+	}
+	ring->mask = cap - 1;
+	ring->bytes = bytes;
+	return ring;
+}
+
+static void ring_push(struct gt_ring *ring)
+{
+	struct gt_ring *head = atomic_load(&ring_list);
+
+	do {
+		ring->next = head;
+	} while (!atomic_compare_exchange_weak(&ring_list, &head, ring));
+}
+
+struct gt_ring *gt_thread_attach(struct gt_thread *t)
+{
+	unsigned gen = atomic_load(&gt_generation);
+	struct gt_ring *ring;
+
+	if (t->generation != gen) {         /* first call, or forked child */
+		t->generation = gen;
+		t->ring = NULL;
+		t->no_ring = 0;
+	}
+	if (t->no_ring)
+		goto no_ring;
+	ring = ring_from_free_list();
+	if (!ring)
+		ring = ring_map();
+	if (!ring) {
+		t->no_ring = 1;
+		gt_warn_once("gputrace: GPUTRACE_BUFFER_MB is spent: events of "
+			     "further threads are counted as dropped\n");
+		goto no_ring;
+	}
+	atomic_store(&ring->head, 0);
+	atomic_store(&ring->tail, 0);
+	atomic_store(&ring->drops, 0);
+	ring->drops_reported = 0;
+	atomic_store(&ring->exited, 0);
+	ring->tid = (uint32_t)syscall(SYS_gettid);
+	pthread_once(&exit_key_once, make_exit_key);
+	pthread_setspecific(exit_key, ring);
+	ring_push(ring);
+	t->ring = ring;
+	gt_writer_start();
+	return ring;
+no_ring:
+	atomic_fetch_add_explicit(&gt_drops_no_ring, 1, memory_order_relaxed);
+	gt_writer_start();
+	return NULL;
+}
+
+struct gt_ring *gt_ring_first(void)
+{
+	return atomic_load_explicit(&ring_list, memory_order_acquire);
+}
+
+static int ring_done(struct gt_ring *ring)
+{
+	return atomic_load_explicit(&ring->exited, memory_order_acquire) &&
+	       atomic_load(&ring->head) == atomic_load(&ring->tail) &&
+	       atomic_load(&ring->drops) == ring->drops_reported;
+}
+
+void gt_ring_collect(void)
+{
+	struct gt_ring *prev = gt_ring_first(), *ring;
+
+	if (!prev)
+		return;
+	while ((ring = prev->next) != NULL) {
+		if (!ring_done(ring)) {
+			prev = ring;
+			continue;
+		}
+		prev->next = ring->next;
+		pthread_mutex_lock(&free_lock);
+		ring->next = free_list;
+		free_list = ring;
+		pthread_mutex_unlock(&free_lock);
+	}
+}
+
+void gt_ring_forget_all(void)
+{
+	struct gt_ring *ring = atomic_load(&ring_list), *next;
+
+	for (; ring; ring = next) {
+		next = ring->next;
+		munmap(ring, ring->bytes);
+	}
+	for (ring = free_list; ring; ring = next) {
+		next = ring->next;
+		munmap(ring, ring->bytes);
+	}
+	atomic_store(&ring_list, NULL);
+	free_list = NULL;
+	if (exit_key_made)                      /* not our ring any more */
+		pthread_setspecific(exit_key, NULL);
+	atomic_store(&ring_bytes_used, 0);
+	atomic_store(&gt_drops_no_ring, 0);
+	pthread_mutex_init(&free_lock, NULL);
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.h - per-thread single-producer/single-consumer rings of records.
+ *
+ * The traced thread is the only producer of its ring and the writer thread
+ * the only consumer, so a slot is taken with two loads and published with
+ * one release store: no lock, no atomic read-modify-write, no system call.
+ * When the ring is full the event is counted in `drops` and not recorded;
+ * the traced program never waits for the writer.
+ */
+#ifndef GPUTRACE_PRELOAD_RING_H
+#define GPUTRACE_PRELOAD_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "preload/internal.h"
+
+struct gt_ring {
+	_Atomic uint64_t head;      /* records published (producer) */
+	char pad0[56];
+	_Atomic uint64_t tail;      /* records consumed (consumer) */
+	char pad1[56];
+	_Atomic uint64_t drops;     /* records lost because the ring was full */
+	uint64_t drops_reported;    /* consumer: drops already in the dump */
+	uint64_t mask;              /* capacity - 1 (capacity is a power of 2) */
+	size_t bytes;               /* size of the mapping */
+	uint32_t tid;
+	_Atomic int exited;         /* the thread is gone: drain, then reuse */
+	struct gt_ring *next;       /* registry list */
+	char pad2[8];
+	struct gt_rec recs[];
+};
+
+/* Per-thread state, reached through initial-exec TLS. */
+struct gt_thread {
+	struct gt_ring *ring;
+	unsigned generation;        /* gt_generation when ring was taken */
+	int busy;                   /* inside a wrapper: nested calls pass */
+	int no_ring;                /* the memory budget is spent */
+};
+
+extern __thread struct gt_thread gt_self;
+extern _Atomic uint64_t gt_drops_no_ring;   /* threads without a ring */
+
+/* Give the calling thread a ring; NULL (and one more drop) if none. */
+struct gt_ring *gt_thread_attach(struct gt_thread *t);
+
+/* Registry walk for the writer: first ring, or NULL. */
+struct gt_ring *gt_ring_first(void);
+
+/* Writer: forget drained rings of exited threads and keep them for reuse. */
+void gt_ring_collect(void);
+
+/* Fork child: the parent's rings are not ours; start over. */
+void gt_ring_forget_all(void);
+
+/*
+ * Take the next free slot of the calling thread's ring, or NULL when the
+ * event is not to be recorded (tracing off, nested call, ring full).
+ */
+static inline struct gt_rec *gt_rec_begin(void)
+{
+	struct gt_thread *t = &gt_self;
+	struct gt_ring *ring = t->ring;
+	uint64_t head, tail;
+
+	if (unlikely(!atomic_load_explicit(&gt_active, memory_order_relaxed)))
+		return NULL;
+	if (unlikely(t->busy))
+		return NULL;
+	if (unlikely(!ring || t->generation !=
+		     atomic_load_explicit(&gt_generation, memory_order_relaxed))) {
+		ring = gt_thread_attach(t);
+		if (!ring)
+			return NULL;
+	}
+	head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+	tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+	if (unlikely(head - tail > ring->mask)) {
+		atomic_store_explicit(&ring->drops,
+				      atomic_load_explicit(&ring->drops, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		return NULL;
+	}
+	t->busy = 1;
+	return &ring->recs[head & ring->mask];
+}
+
+/* Publish the record taken by gt_rec_begin. */
+static inline void gt_rec_commit(struct gt_rec *r, int op, int result)
+{
+	struct gt_ring *ring = gt_self.ring;
+
+	r->op = (uint16_t)op;
+	r->result = result;
+	atomic_store_explicit(&ring->head,
+			      atomic_load_explicit(&ring->head, memory_order_relaxed) + 1,
+			      memory_order_release);
+	gt_self.busy = 0;
+}
+
+#endif /* GPUTRACE_PRELOAD_RING_H */

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - the background path: drains every ring each GPUTRACE_FLUSH_MS
+ * and packs the records into the dump (format.h), then finishes the dump at
+ * exit.
+ *
+ * Only this thread (or the exit path, after it stopped) touches the dump
+ * and the id maps, so nothing here needs a lock but the condition variable
+ * used to wake it early at exit.  If the dump cannot be written, records
+ * are still consumed and counted as dropped, so the program never waits.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "include/gputrace/format.h"
+#include "include/gputrace/varint.h"
+#include "preload/dump_out.h"
+#include "preload/functions.h"
+#include "preload/hooks.h"
+#include "preload/idmap.h"
+#include "preload/output_path.h"
+#include "preload/process_info.h"
+#include "preload/ring.h"
+#include "preload/writer.h"
+
+#define EV_CHUNK_MAX (256u << 10)   /* payload bytes per events chunk */
+#define EV_REC_MAX (10 * GT_VARINT_MAX)
+
+static struct {
+	atomic_int started;
+	int thread_running;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop;
+	char path[4096];
+	struct gt_dump_out out;
+	struct gt_idmap shapes, streams;
+	uint32_t next_string;
+	uint64_t events, dropped, no_ring_reported;
+	uint8_t ev[sizeof(struct gt_events_header) + EV_CHUNK_MAX + EV_REC_MAX];
+	size_t ev_len;
+	uint32_t ev_count;
+	uint64_t prev_t0;
+} w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static uint32_t put_string(const char *s)
+{
+	uint32_t id = ++w.next_string;
+
+	gt_dump_out_chunk2(&w.out, GT_CHUNK_STRING, &id, sizeof(id), s, strlen(s));
+	return id;
+}
+
+static void put_ops(void)
+{
+	uint32_t api_str[GT_OP_COUNT];
+
+	for (int op = 0; op < GT_OP_COUNT; op++) {
+		const struct gt_op_desc *d = &gt_ops[op];
+		struct gt_op_info info = {
+			.op = (uint16_t)op, .kind = d->kind, .direction = d->direction,
+			.flags = d->flags,
+		};
+
+		api_str[op] = 0;
+		for (int prev = 0; prev < op && !api_str[op]; prev++)
+			if (!strcmp(gt_ops[prev].api, d->api))
+				api_str[op] = api_str[prev];
+		if (!api_str[op])
+			api_str[op] = put_string(d->api);
+		info.api_str = api_str[op];
+		info.symbol_str = put_string(d->symbol);
+		gt_dump_out_chunk(&w.out, GT_CHUNK_OP, &info, sizeof(info));
+	}
+}
+
+static void put_function(uint32_t id)
+{
+	struct gt_func_info *fi = gt_func_info(id);
+	struct gt_function f = { .id = id };
+
+	if (!fi || fi->written)
+		return;
+	if (atomic_load_explicit(&fi->ready, memory_order_acquire)) {
+		f.handle = fi->handle;
+		f.name_str = fi->name ? put_string(fi->name) : 0;
+	}
+	fi->written = 1;
+	gt_dump_out_chunk(&w.out, GT_CHUNK_FUNCTION, &f, sizeof(f));
+}
+
+static uint32_t shape_id(const struct gt_rec *r)
+{
+	struct gt_shape s = { .function = r->u.launch.func,
+			      .shared_mem = r->u.launch.shared_mem };
+	uint32_t key[8] = { r->u.launch.func, r->u.launch.shared_mem };
+	int added;
+
+	memcpy(&key[2], r->u.launch.grid, sizeof(s.grid));
+	memcpy(&key[5], r->u.launch.block, sizeof(s.block));
+	s.id = gt_idmap_get(&w.shapes, key, &added);
+	if (added) {
+		if (s.function)
+			put_function(s.function);
+		memcpy(s.grid, r->u.launch.grid, sizeof(s.grid));
+		memcpy(s.block, r->u.launch.block, sizeof(s.block));
+		gt_dump_out_chunk(&w.out, GT_CHUNK_SHAPE, &s, sizeof(s));
+	}
+	return s.id;
+}
+
+static uint32_t stream_id(uint64_t handle)
+{
+	uint8_t key[GT_IDMAP_KEY] = { 0 };
+	struct gt_stream s = { .handle = handle };
+	int added;
+
+	if (!handle)
+		return 0;
+	memcpy(key, &handle, sizeof(handle));
+	s.id = gt_idmap_get(&w.streams, key, &added);
+	if (added)
+		gt_dump_out_chunk(&w.out, GT_CHUNK_STREAM, &s, sizeof(s));
+	return s.id;
+}
+
+static void events_begin(uint32_t tid, uint64_t base_ns)
+{
+	struct gt_events_header h = { .tid = tid, .base_ns = base_ns };
+
+	memcpy(w.ev, &h, sizeof(h));
+	w.ev_len = sizeof(h);
+	w.ev_count = 0;
+	w.prev_t0 = base_ns;
+}
+
+static void events_end(void)
+{
+	struct gt_events_header *h = (struct gt_events_header *)w.ev;
+
+	if (!w.ev_count)
+		return;
+	h->count = w.ev_count;
+	gt_dump_out_chunk(&w.out, GT_CHUNK_EVENTS, w.ev, w.ev_len);
+	w.events += w.ev_count;
+	w.ev_count = 0;
+}
+
+static void encode(const struct gt_rec *r)
+{
+	const struct gt_op_desc *d = &gt_ops[r->op < GT_OP_COUNT ? r->op : 0];
+	uint8_t *p = w.ev + w.ev_len;
+
+	p = gt_varint_put(p, r->op);
+	p = gt_varint_put(p, gt_zigzag((int64_t)(r->t0 - w.prev_t0)));
+	p = gt_varint_put(p, r->t1 >= r->t0 ? r->t1 - r->t0 : 0);
+	p = gt_varint_put(p, (uint32_t)r->result);
+	p = gt_varint_put(p, stream_id(r->stream));
+	switch (d->kind) {
+	case GT_KIND_LAUNCH:
+		p = gt_varint_put(p, shape_id(r));
+		break;
+	case GT_KIND_COPY:
+		p = gt_varint_put(p, r->u.copy.bytes);
+		p = gt_varint_put(p, r->u.copy.src);
+		p = gt_varint_put(p, r->u.copy.dst);
+		p = gt_varint_put(p, r->u.copy.count);
+		break;
+	case GT_KIND_SET:
+		p = gt_varint_put(p, r->u.copy.bytes);
+		p = gt_varint_put(p, r->u.copy.dst);
+		break;
+	default:                            /* graph, sync: one handle */
+		p = gt_varint_put(p, r->u.obj.handle);
+		break;
+	}
+	w.prev_t0 = r->t0;
+	w.ev_len = (size_t)(p - w.ev);
+	w.ev_count++;
+}
+
+static void put_drops(uint32_t tid, uint64_t count)
+{
+	struct gt_drops d = { .tid = tid, .count = count };
+
+	gt_dump_out_chunk(&w.out, GT_CHUNK_DROPS, &d, sizeof(d));
+	w.dropped += count;
+}
+
+static void drain_ring(struct gt_ring *ring)
+{
+	uint64_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
+	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+	uint64_t drops;
+
+	if (head != tail && w.out.fd < 0) {
+		w.dropped += head - tail;       /* the dump is gone: count only */
+	} else if (head != tail) {
+		events_begin(ring->tid, ring->recs[tail & ring->mask].t0);
+		for (uint64_t i = tail; i != head; i++) {
+			encode(&ring->recs[i & ring->mask]);
+			if (w.ev_len >= EV_CHUNK_MAX && i + 1 != head) {
+				events_end();
+				events_begin(ring->tid, ring->recs[(i + 1) & ring->mask].t0);
+			}
+		}
+		events_end();
+	}
+	atomic_store_explicit(&ring->tail, head, memory_order_release);
+	drops = atomic_load_explicit(&ring->drops, memory_order_relaxed);
+	if (drops != ring->drops_reported) {
+		put_drops(ring->tid, drops - ring->drops_reported);
+		ring->drops_reported = drops;
+	}
+}
+
+static void drain(void)
+{
+	uint64_t lost;
+
+	for (struct gt_ring *ring = gt_ring_first(); ring; ring = ring->next)
+		drain_ring(ring);
+	lost = atomic_load(&gt_drops_no_ring);
+	if (lost != w.no_ring_reported) {
+		put_drops(0, lost - w.no_ring_reported);
+		w.no_ring_reported = lost;
+	}
+	gt_ring_collect();
+	gt_dump_out_flush(&w.out);
+}
+
+static void *writer_main(void *arg)
+{
+	pthread_mutex_lock(&w.lock);
+	while (!w.stop) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += (long)gt_cfg.flush_ms * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&w.cond, &w.lock, &until);
+		if (w.stop)
+			break;
+		pthread_mutex_unlock(&w.lock);
+		drain();
+		pthread_mutex_lock(&w.lock);
+	}
+	pthread_mutex_unlock(&w.lock);
+	return NULL;
+}
+
+static int open_dump(void)
+{
+	struct gt_file_header h = {
+		.magic = GT_MAGIC, .version = GT_FORMAT_VERSION,
+		.min_reader = GT_FORMAT_MIN_READER, .header_size = sizeof(h),
+		.endian = GT_ENDIAN_MARK, .clock_id = GT_CLOCK_MONOTONIC,
+		.start_ns = gt_start_ns, .start_realtime_ns = gt_start_realtime_ns,
+		.pid = (uint32_t)getpid(),
+	};
+	int fd;
+
+	if (gt_output_expand(gt_cfg.output, w.path, sizeof(w.path))) {
+		gt_log("gputrace: GPUTRACE_OUTPUT '%s' expands to nothing usable; "
+		       "tracing off\n", gt_cfg.output);
+		return -1;
+	}
+	fd = gt_output_create(w.path, sizeof(w.path));
+	if (fd < 0) {
+		gt_log("gputrace: cannot create '%s': %s; tracing off\n", w.path,
+		       strerror(-fd));
+		return -1;
+	}
+	if (gt_dump_out_open(&w.out, fd, w.path)) {
+		close(fd);
+		unlink(w.path);
+		return -1;
+	}
+	gt_dump_out_raw(&w.out, &h, sizeof(h));
+	gt_put_process_info(&w.out);
+	put_ops();
+	return gt_dump_out_flush(&w.out);
+}
+
+void gt_writer_start(void)
+{
+	sigset_t all, old;
+
+	if (atomic_exchange(&w.started, 1))
+		return;
+	if (open_dump()) {
+		atomic_store(&gt_active, 0);
+		return;
+	}
+	sigfillset(&all);                   /* signals go to the program's threads */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	w.thread_running = pthread_create(&w.thread, NULL, writer_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!w.thread_running)
+		gt_log("gputrace: cannot start the writer thread; events beyond the "
+		       "buffers are dropped\n");
+}
+
+void gt_writer_finish(void)
+{
+	struct gt_end end;
+
+	if (!atomic_load(&w.started) || !w.out.buf)
+		return;
+	if (w.thread_running) {
+		pthread_mutex_lock(&w.lock);
+		w.stop = 1;
+		pthread_cond_signal(&w.cond);
+		pthread_mutex_unlock(&w.lock);
+		pthread_join(w.thread, NULL);
+		w.thread_running = 0;
+	}
+	drain();
+	end = (struct gt_end){ .end_ns = gt_now(), .events = w.events,
+			       .dropped = w.dropped };
+	gt_dump_out_chunk(&w.out, GT_CHUNK_END, &end, sizeof(end));
+	if (gt_dump_out_flush(&w.out) == 0)
+		gt_log("gputrace: wrote %s (%llu events, %llu dropped)\n", w.path,
+		       (unsigned long long)w.events, (unsigned long long)w.dropped);
+	gt_dump_out_close(&w.out);
+	gt_idmap_free(&w.shapes);
+	gt_idmap_free(&w.streams);
+}
+
+void gt_writer_forget(void)
+{
+	if (w.out.fd >= 0 && w.out.buf)
+		close(w.out.fd);
+	free(w.out.buf);
+	gt_idmap_free(&w.shapes);
+	gt_idmap_free(&w.streams);
+	memset(&w, 0, offsetof(__typeof__(w), ev));
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.cond, NULL);
+}
