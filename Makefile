@@ -1,6 +1,9 @@
 # gputrace - see README.md.
 #
 #   make              build build/libgputrace.so and build/gputrace-analyze
+#   make demo         trace an example on this GPU and analyze it (no GPU:
+#                     analyze the sample dump recorded on an H200)
+#   make deps         install the Debian packages the tests need
 #   make test         build the fakes and workloads, run every test (TAP, prove)
 #   make install      install into $(DESTDIR)$(PREFIX)/{lib,bin}
 #   make clean
@@ -69,6 +72,21 @@ test: all $(TEST_DEPS) $(TEST_BINS)
 	CMOCKA_MESSAGE_OUTPUT=TAP GT_BUILD=$(abspath $(B)) \
 		prove -f $(TEST_BINS) test/t/*.t
 
+# Debian packages the build and the tests need (CUDA comes from CUDA_HOME).
+DEB_DEPS := build-essential libcmocka-dev perl
+deps:
+	@missing=$$(for p in $(DEB_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@test -f $(CUDA_HOME)/include/cuda.h || \
+		{ echo "no CUDA toolkit headers at CUDA_HOME=$(CUDA_HOME)"; exit 1; }
+
+demo: all
+	B=$(B) examples/demo.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libgputrace.so
@@ -81,4 +99,4 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all install uninstall clean test
+.PHONY: all install uninstall clean test deps demo

@@ -14,6 +14,13 @@
 void *gt_real_dlsym(void *handle, const char *name);
 void *gt_real_dlvsym(void *handle, const char *name, const char *version);
 
+/*
+ * A symbol of the CUDA driver itself: the next definition after this
+ * library in the global scope, else the one in the loaded libcuda.so.1
+ * (often dlopened with RTLD_LOCAL, so outside the global scope).
+ */
+void *gt_driver_symbol(const char *name);
+
 /* The default-version definition of `name` in the first loaded object
  * other than this library that defines it, or NULL. */
 void *gt_elf_find_global(const char *name);

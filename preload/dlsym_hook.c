@@ -56,6 +56,20 @@ void *gt_real_dlvsym(void *handle, const char *name, const char *version)
 	return f ? f(handle, name, version) : NULL;
 }
 
+void *gt_driver_symbol(const char *name)
+{
+	void *p = gt_real_dlsym(RTLD_NEXT, name), *h;
+
+	if (p)
+		return p;
+	h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	p = gt_real_dlsym(h, name);
+	dlclose(h);
+	return p;
+}
+
 /* What a lookup found, swapped for our wrapper where it is ours to trace. */
 static void *filter(const char *name, void *p)
 {

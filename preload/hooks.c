@@ -59,7 +59,7 @@ _Atomic(void *) gt_real_direct[GT_OP_COUNT];
 
 static void *resolve_direct(int op)
 {
-	void *p = gt_real_dlsym(RTLD_NEXT, gt_ops[op].symbol);
+	void *p = gt_driver_symbol(gt_ops[op].symbol);
 
 	if (p)
 		gt_slot_accept(&gt_real_direct[op], p);

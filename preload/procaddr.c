@@ -55,7 +55,7 @@ static void *real_gpa(int v2)
 
 	if (likely(p != NULL))
 		return p;
-	p = gt_real_dlsym(RTLD_NEXT, v2 ? "cuGetProcAddress_v2" : "cuGetProcAddress");
+	p = gt_driver_symbol(v2 ? "cuGetProcAddress_v2" : "cuGetProcAddress");
 	if (p)
 		gt_slot_accept(slot, p);
 	return atomic_load(slot);
@@ -109,16 +109,11 @@ void *gt_driver_proc(const char *name, int version)
 {
 	PFN_cuGetProcAddress_v12000 v2 = atomic_load(&real_v2);
 	PFN_cuGetProcAddress_v11030 v1 = atomic_load(&real_v1);
-	void *p = NULL, *h;
+	void *p = NULL;
 
 	if (v2 && v2(name, &p, version, 0, NULL) == CUDA_SUCCESS && p)
 		return p;
 	if (v1 && v1(name, &p, version, 0) == CUDA_SUCCESS && p)
 		return p;
-	h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-	if (!h)
-		return NULL;
-	p = gt_real_dlsym(h, name);
-	dlclose(h);
-	return p;
+	return gt_driver_symbol(name);
 }

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+// kernels.cu - kernels for driver_api.c, compiled to a cubin and loaded
+// with cuModuleLoad (extern "C": unmangled names).
+extern "C" __global__ void saxpy(float a, const float *x, float *y, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = a * x[i] + y[i];
+}

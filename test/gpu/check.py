@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: MIT
+"""check.py - traces the examples on a real GPU and checks what the dump
+holds against what the programs did (run by check.sh).
+
+One verdict line per check, then a table.  Checks:
+  cuda-static     nvcc-built program (static cudart): launches, copies,
+                  memsets and waits equal the program's own counts
+  cuda-ptsz       the same built with --default-stream per-thread
+  driver-lcuda    a C program linked with -lcuda
+  torch-launches  launches of 20 PyTorch training steps = kernels that
+                  torch.profiler counts for 20 steps of the same loop
+  cupy, jax       other frameworks are traced (launches seen, names known)
+  overhead        empty-kernel launch loop, traced vs untraced
+"""
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.getcwd()
+LIB = os.path.join(ROOT, "build", "libgputrace.so")
+ANALYZE = os.path.join(ROOT, "build", "gputrace-analyze")
+CUDA = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+OUT = sys.argv[1] if len(sys.argv) > 1 else "/tmp/gputrace-gpu"
+WORK = tempfile.mkdtemp(prefix="gputrace-check-")
+results = []
+table = []
+
+
+def run(cmd, env=None, timeout=300):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def truth(stdout):
+    vals = {}
+    for line in stdout.splitlines():
+        if line.startswith("truth "):
+            for k, v in re.findall(r"(\w+)=([-\d.]+)", line):
+                vals[k] = float(v) if "." in v else int(v)
+    return vals
+
+
+def trace(cmd, name, extra_env=None):
+    env = {"LD_PRELOAD": LIB, "GPUTRACE_OUTPUT": os.path.join(WORK, name + "-%p.bin")}
+    env.update(extra_env or {})
+    rc, out, err = run(cmd, env)
+    m = re.search(r"gputrace: wrote (\S+) \((\d+) events, (\d+) dropped\)", err)
+    if rc != 0 or not m:
+        raise RuntimeError(f"{name}: rc={rc} stderr={err[-2000:]}")
+    dump = m.group(1)
+    rc, js, aerr = run([ANALYZE, "--json", dump])
+    if rc != 0:
+        raise RuntimeError(f"{name}: analyzer rc={rc} {aerr}")
+    return truth(out), json.loads(js), dump
+
+
+def verdict(name, ok, detail):
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
+
+
+def launches(j):
+    return sum(k["calls"] for k in j["kernels"])
+
+
+def copies(j, direction):
+    return sum(c["calls"] for c in j["copies"] if c["direction"] == direction)
+
+
+def syncs(j, api):
+    return sum(s["calls"] for s in j["syncs"] if s["api"] == api)
+
+
+def sets(j):
+    return sum(s["calls"] for s in j.get("sets", []))
+
+
+def check_counts(name, t, j, names):
+    got = {"launches": launches(j), "htod": copies(j, "HtoD"), "dtoh": copies(j, "DtoH"),
+           "ctx_syncs": syncs(j, "cuCtxSynchronize")}
+    if "sets" in t:
+        got["sets"] = sets(j)
+    if "stream_syncs" in t:
+        got["stream_syncs"] = syncs(j, "cuStreamSynchronize")
+    bad = {k: (got[k], t[k]) for k in got if got[k] != t[k]}
+    seen = {k["name"] for k in j["kernels"]}
+    missing = [n for n in names if n not in seen]
+    detail = " ".join(f"{k}={got[k]}/{t[k]}" for k in got)
+    if missing:
+        detail += f" missing kernels {missing} (seen {sorted(seen)[:6]})"
+    verdict(name, not bad and not missing and j["dropped"] == 0, detail)
+    table.append((name, launches(j), j["events"], j["dropped"]))
+
+
+def build():
+    exe = os.path.join(WORK, "vecadd")
+    subprocess.run(["nvcc", "-O2", "-arch=sm_90", "-o", exe, "examples/cuda/vecadd.cu"], check=True)
+    subprocess.run(["nvcc", "-O2", "-arch=sm_90", "--default-stream", "per-thread", "-o",
+                    exe + "_ptsz", "examples/cuda/vecadd.cu"], check=True)
+    subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-o", os.path.join(WORK, "kernels.cubin"),
+                    "examples/cuda/kernels.cu"], check=True)
+    subprocess.run(["cc", "-O2", "-I", CUDA + "/include", "-o", os.path.join(WORK, "driver_api"),
+                    "examples/cuda/driver_api.c", "-L", CUDA + "/lib64/stubs", "-lcuda"], check=True)
+
+
+VEC_NAMES = ["vec_add(float const*, float const*, float*, int)", "scale(float*, float, int)"]
+
+
+def check_cuda():
+    for name, exe in (("cuda-static", "vecadd"), ("cuda-ptsz", "vecadd_ptsz")):
+        t, j, _ = trace([os.path.join(WORK, exe), "200"], name)
+        check_counts(name, t, j, VEC_NAMES)
+    t, j, _ = trace([os.path.join(WORK, "driver_api"), os.path.join(WORK, "kernels.cubin"), "300"],
+                    "driver-lcuda")
+    check_counts("driver-lcuda", t, j, ["saxpy"])
+
+
+def check_torch():
+    script = "examples/pytorch/train_mlp.py"
+    _, a, _ = trace(["python3", script, "--steps", "30"], "torch30")
+    tb, b, dump = trace(["python3", script, "--steps", "50"], "torch50")
+    rc, out, err = run(["python3", script, "--steps", "30", "--profile-steps", "20"])
+    prof = truth(out).get("profiler_kernels", -1)
+    delta = launches(b) - launches(a)
+    verdict("torch-launches", delta == prof and b["dropped"] == 0,
+            f"dump: {delta} launches in steps 31-50; torch.profiler: {prof} kernels in 20 steps")
+    table.append(("torch-50-steps", launches(b), b["events"], b["dropped"]))
+    size = os.path.getsize(dump)
+    verdict("dump-size", size / b["events"] <= 32,
+            f"{size} bytes for {b['events']} events = {size / b['events']:.1f} B/event")
+    shutil.copy(dump, os.path.join(OUT, "sample-pytorch.bin"))
+    with open(os.path.join(OUT, "sample-pytorch.txt"), "w") as f:
+        f.write(run([ANALYZE, dump])[1])
+
+
+def check_frameworks():
+    progs = {
+        "cupy": "import cupy as cp; a = cp.arange(1 << 20, dtype=cp.float32); print(float((a * 2).sum()))",
+        "jax": "import jax.numpy as jnp; x = jnp.ones((512, 512)); print(float((x @ x).sum()))",
+    }
+    for name, code in progs.items():
+        try:
+            _, j, _ = trace(["python3", "-c", code], name)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            verdict(name, False, str(e)[:300])
+            continue
+        named = sum(1 for k in j["kernels"] if not k["name"].startswith("<unknown"))
+        verdict(name, launches(j) > 0 and named == len(j["kernels"]),
+                f"{launches(j)} launches of {len(j['kernels'])} kernels, {named} named")
+        table.append((name, launches(j), j["events"], j["dropped"]))
+
+
+def check_overhead():
+    exe = os.path.join(WORK, "vecadd")
+    plain, traced = [], []
+    for _ in range(5):
+        plain.append(truth(run([exe, "1", "--empty", "200000"])[1])["us_per_launch"])
+        traced.append(truth(run([exe, "1", "--empty", "200000"],
+                                {"LD_PRELOAD": LIB,
+                                 "GPUTRACE_OUTPUT": os.path.join(WORK, "ovh-%p.bin")})[1])["us_per_launch"])
+    p, t = statistics.median(plain), statistics.median(traced)
+    added = (t - p) * 1000
+    verdict("overhead", True, f"empty launch {p * 1000:.0f} ns untraced, {t * 1000:.0f} ns traced: "
+            f"{added:+.0f} ns, rate ratio {p / t:.3f} (runs: {plain} / {traced})")
+    table.append(("overhead-ns-added", round(added), "", ""))
+
+
+def main():
+    build()
+    for check in (check_cuda, check_torch, check_frameworks, check_overhead):
+        try:
+            check()
+        except Exception as e:          # one broken check must not hide the rest
+            verdict(check.__name__, False, f"{type(e).__name__}: {str(e)[:500]}")
+    print("\n%-22s %10s %10s %8s" % ("run", "launches", "events", "dropped"))
+    for row in table:
+        print("%-22s %10s %10s %8s" % row)
+    print(f"\n{sum(results)} passed, {len(results) - sum(results)} failed")
+    sys.exit(0 if all(results) else 1)
+
+
+if __name__ == "__main__":
+    main()

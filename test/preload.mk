@@ -1,0 +1,11 @@
+# test/preload.mk - cmocka unit tests of the preload library's pure parts
+# (no interposition in these programs: only the named objects are linked).
+
+PRELOAD_UNIT_OBJ_output := $(B)/preload/output_path.o
+PRELOAD_UNIT_OBJ_codec := $(B)/preload/idmap.o
+
+$(TEST_B)/unit_preload_%: test/unit/test_preload_%.c $(B)/preload/output_path.o $(B)/preload/idmap.o
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $< $(PRELOAD_UNIT_OBJ_$*) $(CMOCKA_LIBS)
+
+TEST_BINS += $(TEST_B)/unit_preload_output $(TEST_B)/unit_preload_codec

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_preload_output.c - unit tests (cmocka) for the dump's path template
+ * and its safe creation: mode 0600, no overwrite, no symbolic links.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "preload/output_path.h"
+
+static void expands_pid_host_rank(void **state)
+{
+	char out[512], want[512], host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	setenv("RANK", "7", 1);
+	assert_int_equal(gt_output_expand("d/t-%h-%p-%r-%%.bin", out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "d/t-%s-%d-7-%%.bin", host, (int)getpid());
+	assert_string_equal(out, want);
+	unsetenv("RANK");
+	setenv("SLURM_PROCID", "3", 1);
+	assert_int_equal(gt_output_rank(), 3);
+	unsetenv("SLURM_PROCID");
+	assert_int_equal(gt_output_rank(), 0);
+}
+
+static void expansion_too_long_fails(void **state)
+{
+	char out[8];
+
+	assert_int_equal(gt_output_expand("0123456789", out, sizeof(out)), -1);
+	assert_int_equal(gt_output_expand("", out, sizeof(out)), -1);
+}
+
+static void creates_0600_and_never_overwrites(void **state)
+{
+	char dir[] = "/tmp/gt-unit-XXXXXX", path[4096], first[4096];
+	struct stat st;
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/dump.bin", dir);
+	fd = gt_output_create(path, sizeof(path));
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	strcpy(first, path);
+	fd = gt_output_create(path, sizeof(path));  /* exists: a new name */
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(first, sizeof(first), "%s/dump.1.bin", dir);
+	assert_string_equal(path, first);
+	snprintf(path, sizeof(path), "%s/dump.bin", dir);
+	unlink(path);
+	unlink(first);
+	rmdir(dir);
+}
+
+static void refuses_symbolic_links(void **state)
+{
+	char dir[] = "/tmp/gt-unit-XXXXXX", link_path[4096], target[4096];
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/target", dir);
+	snprintf(link_path, sizeof(link_path), "%s/dump.bin", dir);
+	assert_int_equal(symlink(target, link_path), 0);
+	fd = gt_output_create(link_path, sizeof(link_path));
+	/* the link is never followed: another name is used instead */
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(access(target, F_OK), -1);
+	unlink(link_path);
+	snprintf(link_path, sizeof(link_path), "%s/dump.1.bin", dir);
+	unlink(link_path);
+	snprintf(link_path, sizeof(link_path), "%s/dump.bin", dir);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(expands_pid_host_rank),
+		cmocka_unit_test(expansion_too_long_fails),
+		cmocka_unit_test(creates_0600_and_never_overwrites),
+		cmocka_unit_test(refuses_symbolic_links),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
