@@ -79,9 +79,9 @@ static void *filter(const char *name, void *p)
 		return p;
 	in_hook = 1;
 	if (!strcmp(name, "cuGetProcAddress_v2") || !strcmp(name, "cuGetProcAddress"))
-		p = gt_procaddr_swap_self(name[16] == '_' ? 12000 : 11030, p);
+		p = gt_procaddr_dlsym(name, p);
 	else if ((op = gt_op_by_symbol(name)) >= 0)
-		p = gt_swap_indirect(op, p);
+		p = gt_swap_dlsym(op, p);
 	in_hook = 0;
 	return p;
 }
@@ -121,6 +121,12 @@ static void *lookup_next(const char *name, const char *version, const void *call
 	for (l = self->l_next; l; l = l->l_next)
 		if ((p = lookup_in(l, name, version)) != NULL)
 			return p;
+	/* not found: let glibc set dlerror() as it would have (the name is
+	 * then usually nowhere, so this lookup fails too) */
+	if (version)
+		gt_real_dlvsym(RTLD_DEFAULT, name, version);
+	else
+		gt_real_dlsym(RTLD_DEFAULT, name);
 	return NULL;
 }
 

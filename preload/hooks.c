@@ -162,13 +162,29 @@ int gt_op_by_request(const char *api, int version, uint64_t flags)
 	return best;
 }
 
+/*
+ * A pointer the real cuGetProcAddress returned for a request that maps to
+ * op is the driver's function for op.  Our wrapper calls the first such
+ * pointer; a later, different one for the same entry is the driver's
+ * implementation of the same version, so it is swapped too.
+ */
 void *gt_swap_indirect(int op, void *real)
 {
 	if (real == gt_indirect_wrapper[op] || real == gt_direct_wrapper[op])
 		return real;
-	if (gt_slot_accept(&gt_real_indirect[op], real))
-		return gt_indirect_wrapper[op];
-	gt_debug("gputrace: %s: unrecognised pointer %p passed through\n",
-		 gt_ops[op].symbol, real);
-	return real;
+	if (!gt_slot_accept(&gt_real_indirect[op], real))
+		gt_debug("gputrace: %s: %p stands for %p\n", gt_ops[op].symbol, real,
+			 atomic_load(&gt_real_indirect[op]));
+	return gt_indirect_wrapper[op];
+}
+
+/*
+ * What dlsym found for op's symbol: the exported wrapper when it is the
+ * driver's own export (which that wrapper calls), else untouched.
+ */
+void *gt_swap_dlsym(int op, void *p)
+{
+	if (p == gt_direct_wrapper[op] || p == gt_indirect_wrapper[op])
+		return p;
+	return p == direct_real(op) ? gt_direct_wrapper[op] : p;
 }

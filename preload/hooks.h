@@ -35,8 +35,9 @@ extern void *const gt_direct_wrapper[GT_OP_COUNT];
 
 /*
  * The real functions behind the wrappers: one slot for the indirect path
- * (filled from what cuGetProcAddress or dlsym returned) and one for the
- * direct path (filled from dlsym(RTLD_NEXT)).  A slot is written once.
+ * (filled from what the real cuGetProcAddress returned) and one for the
+ * exported wrappers (the driver's export of the same name, also what a
+ * dlsym on the driver's handle finds).  A slot is written once.
  */
 extern _Atomic(void *) gt_real_indirect[GT_OP_COUNT];
 extern _Atomic(void *) gt_real_direct[GT_OP_COUNT];
@@ -48,9 +49,8 @@ int gt_op_by_symbol(const char *name);
 int gt_op_by_request(const char *api, int version, uint64_t flags);
 
 /*
- * Accept `real` as the function behind `slot`: true when the slot was empty
- * (it now holds real) or already held exactly this pointer.  Any other
- * pointer is not recognised and must be passed through untouched.
+ * Make `real` the function behind `slot` if the slot is empty: true when it
+ * now holds exactly this pointer.
  */
 static inline int gt_slot_accept(_Atomic(void *) *slot, void *real)
 {
@@ -61,7 +61,10 @@ static inline int gt_slot_accept(_Atomic(void *) *slot, void *real)
 	return expected == real;
 }
 
-/* Swap a pointer the driver or dlsym returned for op's indirect wrapper. */
+/* Our wrapper for what the real cuGetProcAddress returned for op. */
 void *gt_swap_indirect(int op, void *real);
+
+/* Our wrapper for what dlsym found for op's symbol, if it is the driver's. */
+void *gt_swap_dlsym(int op, void *p);
 
 #endif /* GPUTRACE_PRELOAD_HOOKS_H */

@@ -35,16 +35,22 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cuGetProcAddress),
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cuGetProcAddress_v2),
 					    PFN_cuGetProcAddress_v12000), "v2");
 
+/*
+ * A pointer the real cuGetProcAddress returned for "cuGetProcAddress" is
+ * the driver's own by construction: hand out our wrapper.  If it differs
+ * from the one our wrapper already calls (a driver may return an internal
+ * entry rather than its export), both are the driver's implementation of
+ * the same version, so calling the first is the same call.
+ */
 void *gt_procaddr_swap_self(int version, void *real)
 {
 	int v2 = version >= 12000;
 	void *ours = v2 ? (void *)cuGetProcAddress_v2 : (void *)cuGetProcAddress;
 
-	if (real == ours)
-		return real;
-	if (gt_slot_accept(v2 ? &real_v2 : &real_v1, real))
-		return ours;
-	return real;
+	if (real != ours && !gt_slot_accept(v2 ? &real_v2 : &real_v1, real))
+		gt_debug("gputrace: cuGetProcAddress v%d: %p stands for %p\n",
+			 v2 ? 2 : 1, real, atomic_load(v2 ? &real_v2 : &real_v1));
+	return ours;
 }
 
 /* The real function for a direct call (-lcuda) when nothing set it yet. */
@@ -59,6 +65,16 @@ static void *real_gpa(int v2)
 	if (p)
 		gt_slot_accept(slot, p);
 	return atomic_load(slot);
+}
+
+void *gt_procaddr_dlsym(const char *name, void *p)
+{
+	int v2 = !strcmp(name, "cuGetProcAddress_v2");
+	void *ours = v2 ? (void *)cuGetProcAddress_v2 : (void *)cuGetProcAddress;
+
+	if (p == ours || p != real_gpa(v2))
+		return p;
+	return ours;
 }
 
 static void swap_result(const char *symbol, void **pfn, int version, cuuint64_t flags)

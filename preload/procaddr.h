@@ -7,11 +7,17 @@
 #define GPUTRACE_PRELOAD_PROCADDR_H
 
 /*
- * `real` is cuGetProcAddress as dlsym or the driver returned it (the
- * 5-argument _v2 when version >= 12000, else the 4-argument one): our
- * wrapper in its place when we recognise it, else real untouched.
+ * `real` is what the real cuGetProcAddress returned when asked for
+ * "cuGetProcAddress" (the 5-argument _v2 when version >= 12000, else the
+ * 4-argument one): returns our wrapper for it.
  */
 void *gt_procaddr_swap_self(int version, void *real);
+
+/*
+ * `p` is what dlsym found for name ("cuGetProcAddress" or "..._v2"): our
+ * wrapper when p is the driver's own export, else p untouched.
+ */
+void *gt_procaddr_dlsym(const char *name, void *p);
 
 /* A driver entry point for the library's own use (not traced), or NULL. */
 void *gt_driver_proc(const char *name, int version);

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dump_chunks.c - check and decode chunk payloads, and unpack events.
+ *
+ * Fixed-size chunks may be longer than the struct we know (new fields at
+ * the end are ignored), never shorter.  Counts are checked against the
+ * payload size before anything is allocated for them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/dump_internal.h"
+#include "gputrace/varint.h"
+
+_Static_assert(sizeof(struct gt_process) == 16, "process layout");
+_Static_assert(sizeof(struct gt_op_info) == 16, "op layout");
+_Static_assert(sizeof(struct gt_function) == 16, "function layout");
+_Static_assert(sizeof(struct gt_shape) == 40, "shape layout");
+_Static_assert(sizeof(struct gt_stream) == 16, "stream layout");
+_Static_assert(sizeof(struct gt_events_header) == 16, "events layout");
+_Static_assert(sizeof(struct gt_drops) == 16, "drops layout");
+_Static_assert(sizeof(struct gt_end) == 24, "end layout");
+
+/* Each event takes at least 5 common varints and 1 per-kind varint. */
+#define EVENT_MIN_BYTES 6
+
+static int need(struct dump_reader *r, size_t n, const char *what)
+{
+	if (r->ch.size >= n)
+		return 0;
+	return dump_corrupt(r, "%s record of %u bytes is too short", what,
+			    r->ch.size);
+}
+
+/* A string reference: 0 means none; others must be defined already. */
+static int check_ref(struct dump_reader *r, uint32_t id, const char *what)
+{
+	if (id == 0 || dump_string(r, id))
+		return 0;
+	return dump_corrupt(r, "%s names string %u, which is not defined",
+			    what, id);
+}
+
+static void free_process(struct dump_process *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	free(p->host);
+	free(p->exe);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A uint32_t length and its bytes, as a new string; NULL if cut short. */
+static char *take_string(const uint8_t **pos, const uint8_t *end)
+{
+	uint32_t len;
+
+	if (end - *pos < 4)
+		return NULL;
+	memcpy(&len, *pos, 4);
+	*pos += 4;
+	if (len > (size_t)(end - *pos))
+		return NULL;
+	*pos += len;
+	return xmemdupz(*pos - len, len);
+}
+
+static int parse_process(struct dump_reader *r, struct dump_record *rec)
+{
+	const uint8_t *pos = r->buf + sizeof(struct gt_process);
+	const uint8_t *end = r->buf + r->ch.size;
+	struct dump_process *p = &r->proc;
+	struct gt_process gp;
+	uint32_t i;
+
+	/* the host and executable names take 4 bytes or more each */
+	if (need(r, sizeof(gp) + 8, "process") < 0)
+		return -1;
+	memcpy(&gp, r->buf, sizeof(gp));
+	if (gp.argc > (size_t)(end - pos) / 4 - 2)
+		return dump_corrupt(r, "process record has %u arguments in %u "
+				    "bytes", gp.argc, r->ch.size);
+	free_process(p);
+	p->pid = gp.pid;
+	p->ppid = gp.ppid;
+	p->rank = gp.rank;
+	p->argv = xcalloc(gp.argc, sizeof(*p->argv));
+	p->host = take_string(&pos, end);
+	p->exe = p->host ? take_string(&pos, end) : NULL;
+	for (i = 0; p->exe && i < gp.argc; i++, p->argc++)
+		if (!(p->argv[i] = take_string(&pos, end)))
+			break;
+	if (!p->exe || p->argc < gp.argc)
+		return dump_corrupt(r, "process record: a string runs past "
+				    "its end");
+	rec->process = p;
+	return 1;
+}
+
+static int parse_string(struct dump_reader *r, struct dump_record *rec)
+{
+	uint32_t id;
+	char *text;
+
+	if (need(r, sizeof(id), "string") < 0)
+		return -1;
+	memcpy(&id, r->buf, sizeof(id));
+	if (id == 0)
+		return dump_corrupt(r, "string id 0 is reserved");
+	text = xmemdupz(r->buf + sizeof(id), r->ch.size - sizeof(id));
+	free(hmap_get_int(&r->strings, id));
+	hmap_put_int(&r->strings, id, text);
+	rec->string.id = id;
+	rec->string.text = text;
+	return 1;
+}
+
+static void free_op(struct dump_op *op)
+{
+	if (!op)
+		return;
+	free(op->api);
+	free(op->symbol);
+	free(op);
+}
+
+static int parse_op(struct dump_reader *r, struct dump_record *rec)
+{
+	struct gt_op_info oi;
+	struct dump_op *op;
+
+	if (need(r, sizeof(oi), "op") < 0)
+		return -1;
+	memcpy(&oi, r->buf, sizeof(oi));
+	if (check_ref(r, oi.api_str, "op") < 0 ||
+	    check_ref(r, oi.symbol_str, "op") < 0)
+		return -1;
+	op = xcalloc(1, sizeof(*op));
+	op->id = oi.op;
+	op->kind = oi.kind;
+	op->direction = oi.direction;
+	op->flags = oi.flags;
+	op->api = oi.api_str ? xstrdup(dump_string(r, oi.api_str))
+			     : xasprintf("<op %u>", oi.op);
+	op->symbol = oi.symbol_str ? xstrdup(dump_string(r, oi.symbol_str))
+				   : xstrdup(op->api);
+	free_op(hmap_get_int(&r->ops, oi.op));
+	hmap_put_int(&r->ops, oi.op, op);
+	rec->op = op;
+	return 1;
+}
+
+static int parse_function(struct dump_reader *r, struct dump_record *rec)
+{
+	if (need(r, sizeof(rec->function), "function") < 0)
+		return -1;
+	memcpy(&rec->function, r->buf, sizeof(rec->function));
+	return check_ref(r, rec->function.name_str, "function") < 0 ? -1 : 1;
+}
+
+static int parse_events(struct dump_reader *r, struct dump_record *rec)
+{
+	struct gt_events_header eh;
+	size_t packed;
+
+	if (need(r, sizeof(eh), "events") < 0)
+		return -1;
+	memcpy(&eh, r->buf, sizeof(eh));
+	packed = r->ch.size - sizeof(eh);
+	if (eh.count > packed / EVENT_MIN_BYTES)
+		return dump_corrupt(r, "events record claims %u events in %zu "
+				    "bytes", eh.count, packed);
+	if (eh.count == 0)
+		return packed ? dump_corrupt(r, "%zu bytes after the last "
+					     "event", packed) : 0;
+	r->ev_pos = r->buf + sizeof(eh);
+	r->ev_end = r->buf + r->ch.size;
+	r->ev_left = r->ev_count = eh.count;
+	r->ev_tid = eh.tid;
+	r->ev_t0 = eh.base_ns;
+	return dump_next_event(r, rec);
+}
+
+/* Copy a fixed-size payload into dst: 1, or -1 if it is too short. */
+static int parse_fixed(struct dump_reader *r, void *dst, size_t n,
+		       const char *what)
+{
+	if (need(r, n, what) < 0)
+		return -1;
+	memcpy(dst, r->buf, n);
+	return 1;
+}
+
+static int parse_note(struct dump_reader *r, struct dump_record *rec)
+{
+	if (need(r, sizeof(uint32_t), "note") < 0)
+		return -1;
+	memcpy(&rec->note.level, r->buf, sizeof(uint32_t));
+	free(r->note);
+	r->note = xmemdupz(r->buf + 4, r->ch.size - 4);
+	rec->note.text = r->note;
+	return 1;
+}
+
+int dump_parse_chunk(struct dump_reader *r, struct dump_record *rec)
+{
+	rec->type = (enum dump_rec_type)r->ch.type;
+	switch (r->ch.type) {
+	case GT_CHUNK_PROCESS:
+		return parse_process(r, rec);
+	case GT_CHUNK_STRING:
+		return parse_string(r, rec);
+	case GT_CHUNK_OP:
+		return parse_op(r, rec);
+	case GT_CHUNK_FUNCTION:
+		return parse_function(r, rec);
+	case GT_CHUNK_SHAPE:
+		return parse_fixed(r, &rec->shape, sizeof(rec->shape), "shape");
+	case GT_CHUNK_STREAM:
+		return parse_fixed(r, &rec->stream, sizeof(rec->stream),
+				   "stream");
+	case GT_CHUNK_EVENTS:
+		return parse_events(r, rec);
+	case GT_CHUNK_DROPS:
+		return parse_fixed(r, &rec->drops, sizeof(rec->drops), "drops");
+	case GT_CHUNK_END:
+		r->seen_end = 1;
+		return parse_fixed(r, &rec->end, sizeof(rec->end), "end");
+	case GT_CHUNK_NOTE:
+		return parse_note(r, rec);
+	default:
+		return 0;           /* a newer chunk type: skip it */
+	}
+}
+
+/* How many per-kind varints follow the common ones; -1: unknown kind. */
+static int kind_args(uint8_t kind)
+{
+	switch (kind) {
+	case GT_KIND_LAUNCH:
+	case GT_KIND_GRAPH:
+	case GT_KIND_SYNC:
+		return 1;
+	case GT_KIND_COPY:
+		return 4;
+	case GT_KIND_SET:
+		return 2;
+	default:
+		return -1;
+	}
+}
+
+static int get_varint(struct dump_reader *r, uint64_t *v)
+{
+	const uint8_t *q = r->ev_pos;
+	uint32_t nth = r->ev_count - r->ev_left + 1;
+
+	if (gt_varint_get(&r->ev_pos, r->ev_end, v) == 0)
+		return 0;
+	while (q < r->ev_end && (*q & 0x80))
+		q++;
+	if (q == r->ev_end)
+		return dump_corrupt(r, "events record ends inside event %u of "
+				    "%u", nth, r->ev_count);
+	return dump_corrupt(r, "bad varint in event %u", nth);
+}
+
+/* The common fields; then the op must be known to unpack the rest. */
+static int get_event_head(struct dump_reader *r, struct dump_event *ev)
+{
+	uint64_t op, dt0;
+
+	if (get_varint(r, &op) < 0 || get_varint(r, &dt0) < 0 ||
+	    get_varint(r, &ev->dur) < 0 || get_varint(r, &ev->result) < 0 ||
+	    get_varint(r, &ev->stream) < 0)
+		return -1;
+	ev->op = op <= UINT16_MAX ? hmap_get_int(&r->ops, op) : NULL;
+	if (!ev->op)
+		return dump_corrupt(r, "event uses op %llu, which is not "
+				    "defined", (unsigned long long)op);
+	r->ev_t0 += (uint64_t)gt_unzigzag(dt0);
+	ev->tid = r->ev_tid;
+	ev->t0 = r->ev_t0;
+	ev->t1 = ev->t0 + ev->dur;
+	return 0;
+}
+
+int dump_next_event(struct dump_reader *r, struct dump_record *rec)
+{
+	struct dump_event *ev = &rec->event;
+	int i, nargs;
+
+	rec->type = DUMP_EVENT;
+	rec->offset = r->ch_off;
+	memset(ev, 0, sizeof(*ev));
+	if (get_event_head(r, ev) < 0)
+		return -1;
+	nargs = kind_args(ev->op->kind);
+	if (nargs < 0)
+		return dump_corrupt(r, "op %u has unknown kind %u", ev->op->id,
+				    ev->op->kind);
+	for (i = 0; i < nargs; i++)
+		if (get_varint(r, &ev->arg[i]) < 0)
+			return -1;
+	if (--r->ev_left == 0 && r->ev_pos != r->ev_end)
+		return dump_corrupt(r, "%zu bytes after the last event",
+				    (size_t)(r->ev_end - r->ev_pos));
+	return 1;
+}
+
+void dump_free_tables(struct dump_reader *r)
+{
+	size_t pos = 0;
+	void *v;
+
+	while ((v = hmap_next(&r->strings, &pos)))
+		free(v);
+	pos = 0;
+	while ((v = hmap_next(&r->ops, &pos)))
+		free_op(v);
+	hmap_release(&r->strings);
+	hmap_release(&r->ops);
+	free_process(&r->proc);
+	free(r->note);
+	r->note = NULL;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dump_reader.h - a streaming reader of gputrace dumps (format.h).
+ *
+ * It reads one chunk at a time and hands out one record at a time; events
+ * come out decoded, one per record, with their thread and absolute times.
+ * Memory grows with the strings and ops the dump defines, never with its
+ * events.  Everything is checked: a record comes out only when the bytes it
+ * came from are valid, and references to strings and ops must point to
+ * earlier definitions.  Usage:
+ *
+ *	struct dump_reader *r;
+ *	struct dump_record rec;
+ *
+ *	if (dump_open(&r, path) < 0)
+ *		... dump_error(r) ...
+ *	while ((rc = dump_next(r, &rec)) > 0)
+ *		... rec.type ...
+ *	if (rc < 0)
+ *		... dump_error(r) ...
+ *	dump_close(r);
+ */
+#ifndef GPUTRACE_ANALYZER_DUMP_READER_H
+#define GPUTRACE_ANALYZER_DUMP_READER_H
+
+#include <stdint.h>
+
+#include "gputrace/format.h"
+
+struct dump_reader;
+
+/* Record types: the chunk types, except that DUMP_EVENT is one event. */
+enum dump_rec_type {
+	DUMP_PROCESS = GT_CHUNK_PROCESS,
+	DUMP_STRING = GT_CHUNK_STRING,
+	DUMP_OP = GT_CHUNK_OP,
+	DUMP_FUNCTION = GT_CHUNK_FUNCTION,
+	DUMP_SHAPE = GT_CHUNK_SHAPE,
+	DUMP_STREAM = GT_CHUNK_STREAM,
+	DUMP_EVENT = GT_CHUNK_EVENTS,
+	DUMP_DROPS = GT_CHUNK_DROPS,
+	DUMP_END = GT_CHUNK_END,
+	DUMP_NOTE = GT_CHUNK_NOTE,
+};
+
+struct dump_process {
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t rank;
+	uint32_t argc;
+	char *host;
+	char *exe;
+	char **argv;                /* argc strings */
+};
+
+struct dump_op {
+	uint16_t id;
+	uint8_t kind;               /* enum gt_kind */
+	uint8_t direction;          /* enum gt_direction */
+	uint32_t flags;             /* GT_OPF_* */
+	char *api;                  /* "<op N>" when the dump names none */
+	char *symbol;               /* the api name when the dump names none */
+};
+
+/* Per-kind arguments of an event, in the order format.h packs them. */
+enum {
+	EV_SHAPE = 0,               /* GT_KIND_LAUNCH */
+	EV_HANDLE = 0,              /* GT_KIND_GRAPH, GT_KIND_SYNC */
+	EV_BYTES = 0,               /* GT_KIND_COPY, GT_KIND_SET */
+	EV_COPY_SRC = 1,
+	EV_COPY_DST = 2,
+	EV_COPY_COUNT = 3,
+	EV_SET_DST = 1,
+	EV_MAX_ARGS = 4,
+};
+
+struct dump_event {
+	uint32_t tid;
+	const struct dump_op *op;
+	uint64_t t0;                /* absolute, clock of the header */
+	uint64_t t1;                /* t0 + dur */
+	uint64_t dur;
+	uint64_t result;            /* the CUresult */
+	uint64_t stream;            /* stream id, 0 = NULL stream or none */
+	uint64_t arg[EV_MAX_ARGS];
+};
+
+/*
+ * One record.  Pointers in it stay valid until the next dump_next() (ops
+ * and the process until the reader is closed).
+ */
+struct dump_record {
+	enum dump_rec_type type;
+	uint64_t offset;            /* of its chunk in the file */
+	union {
+		const struct dump_process *process;
+		struct {
+			uint32_t id;
+			const char *text;
+		} string;
+		const struct dump_op *op;
+		struct gt_function function;
+		struct gt_shape shape;
+		struct gt_stream stream;
+		struct dump_event event;
+		struct gt_drops drops;
+		struct gt_end end;
+		struct {
+			uint32_t level;
+			const char *text;
+		} note;
+	};
+};
+
+/*
+ * Open path and check its file header.  *rp is always set and must be
+ * closed.  Returns 0, or -1 with dump_error() telling why.
+ */
+int dump_open(struct dump_reader **rp, const char *path);
+/* The next record: 1, 0 at the end of the dump, -1 with dump_error(). */
+int dump_next(struct dump_reader *r, struct dump_record *rec);
+void dump_close(struct dump_reader *r);
+
+/* The message of the last failure, ready to print after "prog: ". */
+const char *dump_error(const struct dump_reader *r);
+const struct gt_file_header *dump_header(const struct dump_reader *r);
+/* After the end: whether the dump stopped without a GT_CHUNK_END. */
+int dump_ends_early(const struct dump_reader *r);
+/* The text of a string the dump has defined so far, or NULL. */
+const char *dump_string(const struct dump_reader *r, uint32_t id);
+
+#endif /* GPUTRACE_ANALYZER_DUMP_READER_H */

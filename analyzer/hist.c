@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist.c - log-linear histogram (see hist.h for the bucket layout).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "analyzer/hist.h"
+#include "analyzer/util.h"
+
+void hist_init(struct hist *h)
+{
+	unsigned i;
+
+	h->count = 0;
+	h->total = 0;
+	h->min = UINT64_MAX;
+	h->max = 0;
+	for (i = 0; i < HIST_BLOCKS; i++)
+		h->block[i] = NULL;
+}
+
+void hist_release(struct hist *h)
+{
+	unsigned i;
+
+	for (i = 0; i < HIST_BLOCKS; i++)
+		free(h->block[i]);
+	hist_init(h);
+}
+
+/* Block 0 holds [0, 64) exactly; block b >= 1 holds [2^(b+5), 2^(b+6)). */
+static void locate(uint64_t v, unsigned *b, unsigned *sub)
+{
+	unsigned e;
+
+	if (v < HIST_SUB) {
+		*b = 0;
+		*sub = (unsigned)v;
+		return;
+	}
+	e = 63 - (unsigned)__builtin_clzll(v);
+	*b = e - HIST_SUB_BITS + 1;
+	*sub = (unsigned)(v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1);
+}
+
+/* The smallest value of a bucket, and its width. */
+static uint64_t bucket_low(unsigned b, unsigned sub, uint64_t *width)
+{
+	unsigned shift;
+
+	if (b == 0) {
+		*width = 1;
+		return sub;
+	}
+	shift = b - 1;
+	*width = 1ull << shift;
+	return ((uint64_t)HIST_SUB + sub) << shift;
+}
+
+static uint64_t *block_of(struct hist *h, unsigned b)
+{
+	if (!h->block[b])
+		h->block[b] = xcalloc(HIST_SUB, sizeof(uint64_t));
+	return h->block[b];
+}
+
+void hist_add(struct hist *h, uint64_t v)
+{
+	unsigned b, sub;
+
+	locate(v, &b, &sub);
+	block_of(h, b)[sub]++;
+	h->count++;
+	h->total = sat_add(h->total, v);
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	unsigned b, sub;
+
+	for (b = 0; b < HIST_BLOCKS; b++) {
+		if (!src->block[b])
+			continue;
+		for (sub = 0; sub < HIST_SUB; sub++)
+			block_of(dst, b)[sub] += src->block[b][sub];
+	}
+	dst->count += src->count;
+	dst->total = sat_add(dst->total, src->total);
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+/* The middle of a bucket, kept inside the exact [min, max]. */
+static uint64_t representative(const struct hist *h, unsigned b, unsigned sub)
+{
+	uint64_t width, v = bucket_low(b, sub, &width);
+
+	v += (width - 1) / 2;
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
+}
+
+uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+	unsigned b, sub;
+
+	if (!h->count)
+		return 0;
+	if (q <= 0)
+		return h->min;
+	if (q >= 1)
+		return h->max;
+	/* shave a rounding error off: 0.99 * 100 must give rank 99 */
+	rank = (uint64_t)ceil(q * (double)h->count * (1 - 1e-12));
+	if (rank <= 1)
+		return h->min;          /* the extremes are known exactly */
+	if (rank >= h->count)
+		return h->max;
+	for (b = 0; b < HIST_BLOCKS; b++) {
+		if (!h->block[b])
+			continue;
+		for (sub = 0; sub < HIST_SUB; sub++) {
+			seen += h->block[b][sub];
+			if (seen >= rank)
+				return representative(h, b, sub);
+		}
+	}
+	return h->max;
+}

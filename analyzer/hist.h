@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist.h - a log-linear histogram of uint64_t values (nanoseconds) for
+ * percentiles in bounded memory.
+ *
+ * Values below 64 are counted exactly; above, every power of two is split
+ * into 64 buckets, so a reported percentile is within 1/128 (0.8%) of a
+ * value of the right rank.  count, total, min and max are exact.  The
+ * buckets of a power of two are allocated the first time a value falls in
+ * it: a histogram of launch times usually needs a few KiB, never more than
+ * about 30 KiB.
+ */
+#ifndef GPUTRACE_ANALYZER_HIST_H
+#define GPUTRACE_ANALYZER_HIST_H
+
+#include <stdint.h>
+
+#define HIST_SUB_BITS 6
+#define HIST_SUB (1u << HIST_SUB_BITS)           /* buckets per block */
+#define HIST_BLOCKS (64 - HIST_SUB_BITS + 1)     /* [0,64), then 2^6..2^63 */
+
+struct hist {
+	uint64_t count;
+	uint64_t total;             /* stuck at UINT64_MAX on overflow */
+	uint64_t min;
+	uint64_t max;
+	uint64_t *block[HIST_BLOCKS];
+};
+
+void hist_init(struct hist *h);
+void hist_release(struct hist *h);
+void hist_add(struct hist *h, uint64_t v);
+/* Add the values of src to dst. */
+void hist_merge(struct hist *dst, const struct hist *src);
+/*
+ * The q-quantile (0 <= q <= 1): a value within 0.8% of the smallest value
+ * v such that at least ceil(q * count) values are <= v.  0 when empty.
+ */
+uint64_t hist_quantile(const struct hist *h, double q);
+
+#endif /* GPUTRACE_ANALYZER_HIST_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hmap.h - a small open-addressing hash map from an integer or a string to
+ * a pointer.  One map uses one kind of key.  String keys are not copied:
+ * the caller keeps them alive as long as the entry (usually the value
+ * holds its own key).  There is no removal; store NULL to forget a value.
+ */
+#ifndef GPUTRACE_ANALYZER_HMAP_H
+#define GPUTRACE_ANALYZER_HMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hmap_entry {
+	uint64_t hash;
+	uint64_t ikey;
+	const char *skey;
+	void *val;
+	int used;
+};
+
+struct hmap {
+	struct hmap_entry *e;
+	size_t cap;                 /* a power of two, or 0 */
+	size_t len;                 /* entries in use */
+};
+
+#define HMAP_INIT { NULL, 0, 0 }
+
+void hmap_init(struct hmap *h);
+/* Frees the table, not the keys or values. */
+void hmap_release(struct hmap *h);
+
+void *hmap_get_int(const struct hmap *h, uint64_t key);
+void hmap_put_int(struct hmap *h, uint64_t key, void *val);
+void *hmap_get_str(const struct hmap *h, const char *key);
+void hmap_put_str(struct hmap *h, const char *key, void *val);
+
+/*
+ * Iterate: start with *pos = 0; returns the next entry's value (NULL values
+ * are skipped), or NULL at the end.
+ */
+void *hmap_next(const struct hmap *h, size_t *pos);
+
+/* The non-NULL values in a new array (free() it); *n gets their number. */
+void **hmap_values(const struct hmap *h, size_t *n);
+
+#endif /* GPUTRACE_ANALYZER_HMAP_H */

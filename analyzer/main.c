@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - gputrace-analyze: read a dump written by libgputrace.so and
+ * report where the host time of CUDA calls went.  Options and dispatch
+ * only; the work is in dump_reader, model and report_*.
+ *
+ * Exit status: 0 on success (also for a dump that ends early), 2 for bad
+ * usage or a dump that cannot be read.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/dump_reader.h"
+#include "analyzer/model.h"
+#include "analyzer/report.h"
+#include "analyzer/util.h"
+
+#define DEFAULT_TOP 20
+
+struct options {
+	int json;
+	size_t top;
+	const char *path;
+};
+
+static const char usage_text[] =
+	"usage: " PROG_NAME " [--json] [--top N] DUMP\n"
+	"\n"
+	"    --json        print one JSON object instead of the text report\n"
+	"    --top N       rows per table in the text report (default 20, "
+	"0 = all)\n"
+	"    -h, --help    show this help\n"
+	"    --version     show the version and the dump format it reads\n";
+
+static NORETURN void usage(int status)
+{
+	fputs(usage_text, status ? stderr : stdout);
+	exit(status);
+}
+
+static size_t parse_top(const char *arg)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-') {
+		error_msg("--top needs a number of rows, not '%s'", arg);
+		usage(EXIT_BADINPUT);
+	}
+	return v;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_JSON = 256, OPT_TOP, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_TOP:
+			o->top = parse_top(optarg);
+			break;
+		case 'h':
+			usage(0);
+		case OPT_VERSION:
+			printf(PROG_NAME " (reads dump format %d)\n",
+			       GT_FORMAT_VERSION);
+			exit(0);
+		default:
+			usage(EXIT_BADINPUT);
+		}
+	}
+	if (optind + 1 != argc)
+		usage(EXIT_BADINPUT);
+	o->path = argv[optind];
+}
+
+/* Stream the dump into m; 0 or -1 (reported). */
+static int read_dump(struct dump_reader *r, struct model *m)
+{
+	struct dump_record rec;
+	int rc;
+
+	while ((rc = dump_next(r, &rec)) > 0)
+		model_add(m, r, &rec);
+	if (rc < 0) {
+		error_msg("%s", dump_error(r));
+		return -1;
+	}
+	model_finish(m, dump_ends_early(r));
+	return 0;
+}
+
+static int analyze(const struct options *o)
+{
+	struct dump_reader *r;
+	struct model m;
+	int rc = -1;
+
+	if (dump_open(&r, o->path) < 0) {
+		error_msg("%s", dump_error(r));
+		dump_close(r);
+		return EXIT_BADINPUT;
+	}
+	model_init(&m, dump_header(r));
+	if (read_dump(r, &m) == 0) {
+		if (m.ends_early)
+			warning_msg("'%s' ends early (no end record): the "
+				    "program did not finish tracing", o->path);
+		if (o->json)
+			report_json(stdout, &m);
+		else
+			report_text(stdout, &m, &(struct report_opts){ o->top });
+		rc = 0;
+	}
+	model_release(&m);
+	dump_close(r);
+	return rc ? EXIT_BADINPUT : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0, DEFAULT_TOP, NULL };
+	int status;
+
+	parse_options(argc, argv, &o);
+	status = analyze(&o);
+	if (fflush(stdout) || ferror(stdout)) {
+		error_msg("cannot write the report: %s", strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	return status;
+}

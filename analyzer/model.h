@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.h - what a dump says, aggregated while it streams by: one row per
+ * kernel, graph, copy class, memset class and wait api, plus the process
+ * and the totals.  Memory grows with distinct kernels, ops, shapes and
+ * threads, never with the number of events.
+ */
+#ifndef GPUTRACE_ANALYZER_MODEL_H
+#define GPUTRACE_ANALYZER_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyzer/dump_reader.h"
+#include "analyzer/hist.h"
+#include "analyzer/hmap.h"
+
+enum row_kind {
+	ROW_KERNEL,     /* by raw kernel symbol: launch overhead */
+	ROW_GRAPH,      /* by CUgraphExec: launch overhead */
+	ROW_COPY,       /* by (api, direction, async): host time */
+	ROW_SET,        /* by (api, async): host time */
+	ROW_SYNC,       /* by api: time waited */
+	ROW_KINDS,
+};
+
+struct row {
+	char *name;             /* demangled kernel, graph handle, or api */
+	char *symbol;           /* kernels: the raw symbol, "" if unknown */
+	char *key;              /* what the row is found by */
+	uint64_t handle;        /* graphs */
+	uint8_t direction;      /* copies: enum gt_direction */
+	int async;              /* copies and sets: GT_OPF_ASYNC */
+	uint64_t calls;
+	uint64_t bytes;         /* copies and sets */
+	uint64_t total_ns;      /* sum of the calls' host time */
+	uint64_t max_ns;
+	struct hist hist;       /* per-call host time */
+};
+
+#define MODEL_NOTES 16          /* notes kept; more are only counted */
+
+struct model_note {
+	uint32_t level;
+	char *text;
+};
+
+struct model {
+	uint32_t format_version;
+	uint64_t start_ns;
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t rank;          /* UINT32_MAX: not known */
+	char *host;             /* "" when the dump has no process record */
+	char *exe;
+	char *command;          /* argv joined by spaces */
+
+	uint64_t events;
+	uint64_t dropped;       /* valid after model_finish() */
+	uint64_t wall_ns;       /* valid after model_finish() */
+	int ends_early;
+	size_t threads;
+	size_t streams;
+	struct model_note notes[MODEL_NOTES];
+	size_t nr_notes;        /* all notes, kept or not */
+
+	/* internal */
+	uint64_t drops_sum, last_t1, end_ns, end_dropped;
+	int have_end;
+	uint32_t last_tid;
+	struct hmap rows[ROW_KINDS];
+	struct hmap functions;  /* id -> struct gt_function */
+	struct hmap shapes;     /* id -> struct shape_ref */
+	struct hmap op_rows;    /* op id -> struct row (copies, sets, syncs) */
+	struct hmap tids;
+	struct hmap stream_ids;
+};
+
+void model_init(struct model *m, const struct gt_file_header *h);
+/* Account for one record; r resolves string ids. */
+void model_add(struct model *m, const struct dump_reader *r,
+	       const struct dump_record *rec);
+/* Compute the totals once the dump is read. */
+void model_finish(struct model *m, int ends_early);
+void model_release(struct model *m);
+
+/*
+ * The rows of one kind, most costly first (total time, then name); free()
+ * the array, not the rows.  *n gets their number.
+ */
+struct row **model_rows(const struct model *m, enum row_kind kind, size_t *n);
+
+/* "HtoD", "DtoH", "DtoD", "HtoH", "PtoP" or "other". */
+const char *direction_name(uint8_t direction);
+
+#endif /* GPUTRACE_ANALYZER_MODEL_H */

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model_internal.h - what model.c and model_rows.c share.
+ */
+#ifndef GPUTRACE_ANALYZER_MODEL_INTERNAL_H
+#define GPUTRACE_ANALYZER_MODEL_INTERNAL_H
+
+#include "analyzer/model.h"
+
+/* A shape, and the kernel row it resolved to at its first launch. */
+struct shape_ref {
+	uint32_t function;
+	struct row *row;
+};
+
+struct row *kernel_row(struct model *m, const char *symbol, const char *label);
+struct row *graph_row(struct model *m, uint64_t handle);
+struct row *op_row(struct model *m, enum row_kind kind,
+		   const struct dump_op *op);
+void row_free(struct row *row);
+
+#endif /* GPUTRACE_ANALYZER_MODEL_INTERNAL_H */

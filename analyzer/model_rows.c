@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model_rows.c - the report rows: finding or making the row an event
+ * counts in, and sorting rows by cost.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/demangle.h"
+#include "analyzer/model_internal.h"
+#include "analyzer/util.h"
+
+static const char *const dir_names[] = {
+	[GT_DIR_NONE] = "other",
+	[GT_DIR_HTOD] = "HtoD",
+	[GT_DIR_DTOH] = "DtoH",
+	[GT_DIR_DTOD] = "DtoD",
+	[GT_DIR_HTOH] = "HtoH",
+	[GT_DIR_PTOP] = "PtoP",
+	[GT_DIR_OTHER] = "other",
+};
+
+const char *direction_name(uint8_t direction)
+{
+	return direction < ARRAY_SIZE(dir_names) ? dir_names[direction]
+						 : "other";
+}
+
+/* Directions the report tells apart; the rest count as "other". */
+static uint8_t direction_class(uint8_t direction)
+{
+	if (direction == GT_DIR_NONE || direction >= ARRAY_SIZE(dir_names))
+		return GT_DIR_OTHER;
+	return direction;
+}
+
+static struct row *row_new(char *key, char *name)
+{
+	struct row *row = xcalloc(1, sizeof(*row));
+
+	row->key = key;
+	row->name = name;
+	row->symbol = xstrdup("");
+	hist_init(&row->hist);
+	return row;
+}
+
+void row_free(struct row *row)
+{
+	hist_release(&row->hist);
+	free(row->key);
+	free(row->name);
+	free(row->symbol);
+	free(row);
+}
+
+/* symbol: the raw name, or NULL with label saying why there is none. */
+struct row *kernel_row(struct model *m, const char *symbol, const char *label)
+{
+	const char *key = symbol ? symbol : label;
+	struct row *row = hmap_get_str(&m->rows[ROW_KERNEL], key);
+
+	if (row)
+		return row;
+	row = row_new(xstrdup(key), demangle(key));
+	if (symbol) {
+		free(row->symbol);
+		row->symbol = xstrdup(symbol);
+	}
+	hmap_put_str(&m->rows[ROW_KERNEL], row->key, row);
+	return row;
+}
+
+struct row *graph_row(struct model *m, uint64_t handle)
+{
+	struct row *row = hmap_get_int(&m->rows[ROW_GRAPH], handle);
+
+	if (row)
+		return row;
+	row = row_new(xasprintf("%llx", (unsigned long long)handle),
+		      xasprintf("0x%llx", (unsigned long long)handle));
+	row->handle = handle;
+	hmap_put_int(&m->rows[ROW_GRAPH], handle, row);
+	return row;
+}
+
+/* The copy, memset or wait row of an op. */
+struct row *op_row(struct model *m, enum row_kind kind,
+		   const struct dump_op *op)
+{
+	int async = kind != ROW_SYNC && (op->flags & GT_OPF_ASYNC);
+	uint8_t dir = kind == ROW_COPY ? direction_class(op->direction) : 0;
+	char *key = xasprintf("%s\n%u\n%d", op->api, dir, async);
+	struct row *row = hmap_get_str(&m->rows[kind], key);
+
+	if (row) {
+		free(key);
+		return row;
+	}
+	row = row_new(key, xstrdup(op->api));
+	row->direction = dir;
+	row->async = async;
+	hmap_put_str(&m->rows[kind], row->key, row);
+	return row;
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct row *a = *(const struct row *const *)pa;
+	const struct row *b = *(const struct row *const *)pb;
+	int c;
+
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	if (c)
+		return c;
+	if (a->direction != b->direction)
+		return a->direction < b->direction ? -1 : 1;
+	if (a->async != b->async)
+		return a->async < b->async ? -1 : 1;
+	return a->handle < b->handle ? -1 : a->handle > b->handle;
+}
+
+struct row **model_rows(const struct model *m, enum row_kind kind, size_t *n)
+{
+	struct row **rows = (struct row **)hmap_values(&m->rows[kind], n);
+
+	qsort(rows, *n, sizeof(*rows), row_cmp);
+	return rows;
+}

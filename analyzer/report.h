@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - turn a model into a text report or a JSON document.
+ */
+#ifndef GPUTRACE_ANALYZER_REPORT_H
+#define GPUTRACE_ANALYZER_REPORT_H
+
+#include <stdio.h>
+
+#include "analyzer/model.h"
+
+#define REPORT_WIDTH 100        /* columns the text report fits in */
+
+struct report_opts {
+	size_t top;             /* rows per table, 0 = all */
+};
+
+void report_text(FILE *out, const struct model *m,
+		 const struct report_opts *opts);
+/* One JSON object with every row (top does not apply). */
+void report_json(FILE *out, const struct model *m);
+
+#endif /* GPUTRACE_ANALYZER_REPORT_H */

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_text.c - the default report: who ran, how long, then one table
+ * per kind of call, most costly rows first, in at most 100 columns.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/report.h"
+#include "analyzer/table.h"
+#include "analyzer/units.h"
+#include "analyzer/util.h"
+
+/* Fills cells[] for one row; numbers go into buf. */
+typedef void (*fill_fn)(const struct row *r, char (*buf)[UNITS_BUF],
+			const char **cells);
+
+struct section {
+	const char *title;
+	enum row_kind kind;
+	const struct table_column *cols;
+	size_t ncols;
+	fill_fn fill;
+	int always;             /* shown even when it has no rows */
+};
+
+/* One line, made printable and cut to the report width. */
+static void line(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void line(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	char *raw, *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&raw, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	s = printable(raw);
+	if (strlen(s) > REPORT_WIDTH)
+		strcpy(s + REPORT_WIDTH - 3, "...");
+	fprintf(out, "%s\n", s);
+	free(s);
+	free(raw);
+}
+
+static const char *count(char *buf, uint64_t v)
+{
+	snprintf(buf, UNITS_BUF, "%" PRIu64, v);
+	return buf;
+}
+
+static const char *mean(char *buf, const struct row *r)
+{
+	return fmt_ns(buf, UNITS_BUF, r->calls ? r->total_ns / r->calls : 0);
+}
+
+static void launch_cells(const struct row *r, char (*buf)[UNITS_BUF],
+			 const char **cells)
+{
+	cells[0] = r->name;
+	cells[1] = count(buf[1], r->calls);
+	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
+	cells[3] = mean(buf[3], r);
+	cells[4] = fmt_ns(buf[4], UNITS_BUF, hist_quantile(&r->hist, 0.50));
+	cells[5] = fmt_ns(buf[5], UNITS_BUF, hist_quantile(&r->hist, 0.99));
+}
+
+static void copy_cells(const struct row *r, char (*buf)[UNITS_BUF],
+		       const char **cells)
+{
+	cells[0] = r->name;
+	cells[1] = direction_name(r->direction);
+	cells[2] = r->async ? "async" : "sync";
+	cells[3] = count(buf[3], r->calls);
+	cells[4] = fmt_bytes(buf[4], UNITS_BUF, r->bytes);
+	cells[5] = fmt_ns(buf[5], UNITS_BUF, r->total_ns);
+	cells[6] = mean(buf[6], r);
+}
+
+static void set_cells(const struct row *r, char (*buf)[UNITS_BUF],
+		      const char **cells)
+{
+	cells[0] = r->name;
+	cells[1] = r->async ? "async" : "sync";
+	cells[2] = count(buf[2], r->calls);
+	cells[3] = fmt_bytes(buf[3], UNITS_BUF, r->bytes);
+	cells[4] = fmt_ns(buf[4], UNITS_BUF, r->total_ns);
+	cells[5] = mean(buf[5], r);
+}
+
+static void wait_cells(const struct row *r, char (*buf)[UNITS_BUF],
+		       const char **cells)
+{
+	cells[0] = r->name;
+	cells[1] = count(buf[1], r->calls);
+	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
+	cells[3] = mean(buf[3], r);
+	cells[4] = fmt_ns(buf[4], UNITS_BUF, hist_quantile(&r->hist, 0.99));
+	cells[5] = fmt_ns(buf[5], UNITS_BUF, r->max_ns);
+}
+
+static const struct table_column kernel_cols[] = {
+	{ "Kernel", 1 }, { "Calls", 0 }, { "Total", 0 }, { "Mean", 0 },
+	{ "p50", 0 }, { "p99", 0 },
+};
+static const struct table_column graph_cols[] = {
+	{ "Graph", 1 }, { "Calls", 0 }, { "Total", 0 }, { "Mean", 0 },
+	{ "p50", 0 }, { "p99", 0 },
+};
+static const struct table_column copy_cols[] = {
+	{ "API", 1 }, { "Dir", 1 }, { "Mode", 1 }, { "Calls", 0 },
+	{ "Bytes", 0 }, { "Host time", 0 }, { "Mean", 0 },
+};
+static const struct table_column set_cols[] = {
+	{ "API", 1 }, { "Mode", 1 }, { "Calls", 0 }, { "Bytes", 0 },
+	{ "Host time", 0 }, { "Mean", 0 },
+};
+static const struct table_column wait_cols[] = {
+	{ "API", 1 }, { "Calls", 0 }, { "Total", 0 }, { "Mean", 0 },
+	{ "p99", 0 }, { "Max", 0 },
+};
+
+static const struct section sections[] = {
+	{ "Kernels (host time per launch)", ROW_KERNEL, kernel_cols,
+	  ARRAY_SIZE(kernel_cols), launch_cells, 1 },
+	{ "Graph launches (host time per launch)", ROW_GRAPH, graph_cols,
+	  ARRAY_SIZE(graph_cols), launch_cells, 0 },
+	{ "Copies (host time in the call)", ROW_COPY, copy_cols,
+	  ARRAY_SIZE(copy_cols), copy_cells, 1 },
+	{ "Memsets (host time in the call)", ROW_SET, set_cols,
+	  ARRAY_SIZE(set_cols), set_cells, 0 },
+	{ "Waits (host time blocked or polling)", ROW_SYNC, wait_cols,
+	  ARRAY_SIZE(wait_cols), wait_cells, 1 },
+};
+
+static void fill_table(struct table *t, const struct section *s,
+		       struct row **rows, size_t n)
+{
+	char buf[TABLE_MAX_COLS][UNITS_BUF];
+	const char *cells[TABLE_MAX_COLS];
+	size_t i;
+
+	table_init(t, s->cols, s->ncols);
+	for (i = 0; i < n; i++) {
+		s->fill(rows[i], buf, cells);
+		table_add(t, cells);
+	}
+}
+
+static void print_section(FILE *out, const struct model *m,
+			  const struct section *s, size_t top)
+{
+	size_t n, shown;
+	struct row **rows = model_rows(m, s->kind, &n);
+	struct table t;
+
+	if (n || s->always) {
+		fprintf(out, "\n%s\n", s->title);
+		shown = top && top < n ? top : n;
+		fill_table(&t, s, rows, shown);
+		if (n)
+			table_print(out, &t, REPORT_WIDTH);
+		else
+			fputs("  (none)\n", out);
+		if (shown < n)
+			fprintf(out, "  ... %zu more\n", n - shown);
+		table_release(&t);
+	}
+	free(rows);
+}
+
+static void print_header(FILE *out, const struct model *m)
+{
+	char wall[UNITS_BUF], rank[UNITS_BUF] = "";
+	size_t i;
+
+	if (m->rank != UINT32_MAX)
+		snprintf(rank, sizeof(rank), "  rank %u", m->rank);
+	line(out, "gputrace report: %s", *m->command ? m->command : m->exe);
+	line(out, "pid %u  host %s%s  wall %s  events %" PRIu64
+	     "  dropped %" PRIu64 "  threads %zu", m->pid,
+	     *m->host ? m->host : "?", rank,
+	     fmt_ns(wall, sizeof(wall), m->wall_ns), m->events, m->dropped,
+	     m->threads);
+	if (m->ends_early)
+		line(out, "warning: the dump ends early: the program did not "
+		     "finish tracing");
+	if (m->dropped)
+		line(out, "warning: %" PRIu64 " events were dropped: counts "
+		     "and times below are low", m->dropped);
+	for (i = 0; i < m->nr_notes && i < MODEL_NOTES; i++)
+		line(out, "note: %s", m->notes[i].text);
+	if (m->nr_notes > MODEL_NOTES)
+		line(out, "note: ... %zu more notes", m->nr_notes - MODEL_NOTES);
+}
+
+void report_text(FILE *out, const struct model *m,
+		 const struct report_opts *opts)
+{
+	size_t i;
+
+	print_header(out, m);
+	for (i = 0; i < ARRAY_SIZE(sections); i++)
+		print_section(out, m, &sections[i], opts->top);
+}

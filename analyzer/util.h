@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - messages and allocation helpers for gputrace-analyze.
+ *
+ * Messages follow git: lowercase, no trailing period, the subject quoted.
+ * The analyzer is a command-line tool, so running out of memory is fatal
+ * (exit status 2), like uftrace's xmalloc.
+ */
+#ifndef GPUTRACE_ANALYZER_UTIL_H
+#define GPUTRACE_ANALYZER_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROG_NAME "gputrace-analyze"
+#define EXIT_BADINPUT 2            /* bad usage, unreadable or corrupt dump */
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define NORETURN __attribute__((noreturn))
+#else
+#define PRINTF_LIKE(f, a)
+#define NORETURN
+#endif
+
+/* "gputrace-analyze: <msg>" on stderr. */
+void error_msg(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* "warning: <msg>" on stderr. */
+void warning_msg(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* error_msg(), then exit(EXIT_BADINPUT). */
+NORETURN void die(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+/* A NUL-terminated copy of the len bytes at s. */
+char *xmemdupz(const void *s, size_t len);
+/* printf into a new string. */
+char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/* a + b, stuck at UINT64_MAX instead of wrapping around. */
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+#endif /* GPUTRACE_ANALYZER_UTIL_H */

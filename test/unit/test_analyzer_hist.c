@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_analyzer_hist.c - the log-linear histogram against exact answers:
+ * percentiles of random data within 1/128, exact counts and totals.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "analyzer/hist.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: fixed seed, same data on every run */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value of rank ceil(q * n), as hist.h defines the quantile. */
+static uint64_t exact_quantile(const uint64_t *sorted, size_t n,
+			       unsigned per_mille)
+{
+	size_t rank = ((size_t)per_mille * n + 999) / 1000;
+
+	return sorted[rank ? rank - 1 : 0];
+}
+
+static void assert_close(uint64_t got, uint64_t want)
+{
+	double err = fabs((double)got - (double)want);
+
+	if (err > (double)want / 128 + 0.5)
+		fail_msg("got %llu, want %llu (error %.3f%%)",
+			 (unsigned long long)got, (unsigned long long)want,
+			 100 * err / (double)want);
+}
+
+static void test_empty(void **state)
+{
+	struct hist h;
+
+	(void)state;
+	hist_init(&h);
+	assert_int_equal(hist_quantile(&h, 0.5), 0);
+	assert_int_equal(h.count, 0);
+	hist_release(&h);
+}
+
+static void test_small_values_exact(void **state)
+{
+	struct hist h;
+	uint64_t v;
+
+	(void)state;
+	hist_init(&h);
+	for (v = 1; v <= 100; v++)
+		hist_add(&h, v);
+	assert_int_equal(hist_quantile(&h, 0.50), 50);
+	assert_int_equal(hist_quantile(&h, 0.10), 10);
+	assert_int_equal(hist_quantile(&h, 0.99), 99);
+	assert_int_equal(hist_quantile(&h, 1.0), 100);
+	assert_int_equal(hist_quantile(&h, 0.0), 1);
+	assert_int_equal(h.total, 5050);
+	hist_release(&h);
+}
+
+/* Log-uniform values from 10 ns to about 10 s, like launch and wait times. */
+static void fill_random(struct hist *h, uint64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double e = 1 + 8.0 * (double)(rng() >> 11) / 9007199254740992.0;
+
+		v[i] = (uint64_t)pow(10, e);
+		hist_add(h, v[i]);
+	}
+}
+
+static void test_random_vs_exact(void **state)
+{
+	static const unsigned qs[] = { 10, 250, 500, 750, 900, 990, 999 };
+	size_t n = 200000, i;
+	uint64_t *v = malloc(n * sizeof(*v)), total = 0;
+	struct hist h;
+
+	(void)state;
+	assert_non_null(v);
+	hist_init(&h);
+	fill_random(&h, v, n);
+	for (i = 0; i < n; i++)
+		total += v[i];
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		assert_close(hist_quantile(&h, qs[i] / 1000.0),
+			     exact_quantile(v, n, qs[i]));
+	assert_int_equal(h.count, n);
+	assert_int_equal(h.total, total);
+	assert_int_equal(h.min, v[0]);
+	assert_int_equal(h.max, v[n - 1]);
+	hist_release(&h);
+	free(v);
+}
+
+static void test_merge(void **state)
+{
+	struct hist a, b, all;
+	uint64_t v[3000];
+	size_t i;
+
+	(void)state;
+	hist_init(&a);
+	hist_init(&b);
+	hist_init(&all);
+	fill_random(&a, v, 1000);
+	fill_random(&b, v + 1000, 2000);
+	for (i = 0; i < 3000; i++)
+		hist_add(&all, v[i]);
+	hist_merge(&a, &b);
+	assert_int_equal(a.count, all.count);
+	assert_int_equal(a.total, all.total);
+	assert_int_equal(a.min, all.min);
+	assert_int_equal(a.max, all.max);
+	assert_int_equal(hist_quantile(&a, 0.5), hist_quantile(&all, 0.5));
+	assert_int_equal(hist_quantile(&a, 0.99), hist_quantile(&all, 0.99));
+	hist_release(&a);
+	hist_release(&b);
+	hist_release(&all);
+}
+
+static void test_extremes(void **state)
+{
+	struct hist h;
+
+	(void)state;
+	hist_init(&h);
+	hist_add(&h, UINT64_MAX);
+	hist_add(&h, UINT64_MAX);
+	hist_add(&h, 0);
+	assert_int_equal(h.total, UINT64_MAX);  /* stuck, not wrapped */
+	assert_int_equal(hist_quantile(&h, 0.99), UINT64_MAX);
+	assert_int_equal(hist_quantile(&h, 0.01), 0);
+	assert_close(hist_quantile(&h, 0.5), UINT64_MAX);
+	hist_release(&h);
+}
+
+/* A constant value is reported exactly: min and max clamp the bucket. */
+static void test_constant(void **state)
+{
+	struct hist h;
+	int i;
+
+	(void)state;
+	hist_init(&h);
+	for (i = 0; i < 1000; i++)
+		hist_add(&h, 123457);
+	assert_int_equal(hist_quantile(&h, 0.5), 123457);
+	assert_int_equal(hist_quantile(&h, 0.99), 123457);
+	hist_release(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_small_values_exact),
+		cmocka_unit_test(test_random_vs_exact),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_extremes),
+		cmocka_unit_test(test_constant),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_analyzer_output.c - the output helpers: JSON string escaping, the
+ * JSON writer's layout, human units and table truncation.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/json.h"
+#include "analyzer/table.h"
+#include "analyzer/units.h"
+
+/* Run stmt with f_ open on a memory stream; out gets what it wrote. */
+#define CAPTURE(out, stmt)                                              \
+	do {                                                            \
+		size_t len_;                                            \
+		FILE *f_ = open_memstream(&(out), &len_);               \
+		assert_non_null(f_);                                    \
+		stmt;                                                   \
+		fclose(f_);                                             \
+	} while (0)
+
+static void expect_quote(const char *in, const char *want)
+{
+	char *out = NULL;
+
+	CAPTURE(out, json_quote(f_, in));
+	assert_string_equal(out, want);
+	free(out);
+}
+
+static void test_json_quote(void **state)
+{
+	(void)state;
+	expect_quote("plain", "\"plain\"");
+	expect_quote("a\"b\\c", "\"a\\\"b\\\\c\"");
+	expect_quote("t\tn\nr\r\x01\x7f", "\"t\\tn\\nr\\r\\u0001\\u007f\"");
+	expect_quote("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		     "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	/* a lone continuation byte, an overlong '/', a cut sequence, a
+	 * UTF-16 surrogate */
+	expect_quote("\x80", "\"\\ufffd\"");
+	expect_quote("\xc0\xaf", "\"\\ufffd\\ufffd\"");
+	expect_quote("x\xe2\x82", "\"x\\ufffd\\ufffd\"");
+	expect_quote("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+}
+
+static void test_json_layout(void **state)
+{
+	struct json j;
+	char *out = NULL;
+
+	(void)state;
+	CAPTURE(out, {
+		json_init(&j, f_);
+		json_begin_object(&j);
+		json_key(&j, "n");
+		json_uint(&j, 18446744073709551615ull);
+		json_key(&j, "rows");
+		json_begin_array(&j);
+		json_begin_object(&j);
+		json_key(&j, "a");
+		json_bool(&j, 1);
+		json_key(&j, "b");
+		json_string(&j, "x");
+		json_end_object(&j);
+		json_end_array(&j);
+		json_key(&j, "none");
+		json_begin_array(&j);
+		json_end_array(&j);
+		json_end_object(&j);
+	});
+	assert_string_equal(out, "{\n"
+				 "  \"n\": 18446744073709551615,\n"
+				 "  \"rows\": [\n"
+				 "    {\"a\": true, \"b\": \"x\"}\n"
+				 "  ],\n"
+				 "  \"none\": []\n"
+				 "}\n");
+	free(out);
+}
+
+static void test_units(void **state)
+{
+	char b[UNITS_BUF];
+
+	(void)state;
+	assert_string_equal(fmt_ns(b, sizeof(b), 0), "0 ns");
+	assert_string_equal(fmt_ns(b, sizeof(b), 999), "999 ns");
+	assert_string_equal(fmt_ns(b, sizeof(b), 1000), "1.00 us");
+	assert_string_equal(fmt_ns(b, sizeof(b), 4200), "4.20 us");
+	assert_string_equal(fmt_ns(b, sizeof(b), 999999), "1.00 ms");
+	assert_string_equal(fmt_ns(b, sizeof(b), 12345678), "12.35 ms");
+	assert_string_equal(fmt_ns(b, sizeof(b), 3100000000ull), "3.10 s");
+	assert_string_equal(fmt_ns(b, sizeof(b), 7200000000000ull),
+			    "7200.00 s");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 512), "512 B");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 1536), "1.50 KiB");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 3ull << 30), "3.00 GiB");
+}
+
+static void test_table_fits(void **state)
+{
+	static const struct table_column cols[] = {
+		{ "Name", 1 }, { "Calls", 0 },
+	};
+	const char *row1[] = { "short", "1" };
+	const char *row2[] = { "a-very-long-name-that-does-not-fit", "22" };
+	struct table t;
+	char *out = NULL;
+
+	(void)state;
+	table_init(&t, cols, 2);
+	table_add(&t, row1);
+	table_add(&t, row2);
+	CAPTURE(out, table_print(f_, &t, 20));
+	assert_string_equal(out, "  Name         Calls\n"
+				 "  short            1\n"
+				 "  a-very-l...     22\n");
+	free(out);
+	table_release(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_quote),
+		cmocka_unit_test(test_json_layout),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_table_fits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

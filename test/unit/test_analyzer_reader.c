@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_analyzer_reader.c - the dump reader on dumps built here with the
+ * structs of format.h: records in order, events decoded to absolute
+ * times, early ends, and rejection of broken input.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyzer/dump_reader.h"
+#include "gputrace/varint.h"
+
+struct dump_buf {
+	uint8_t data[4096];
+	size_t len;
+};
+
+static void put(struct dump_buf *b, const void *p, size_t n)
+{
+	assert_true(b->len + n <= sizeof(b->data));
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+static void put_chunk(struct dump_buf *b, uint32_t type, const void *p,
+		      size_t n)
+{
+	struct gt_chunk_header ch = { type, (uint32_t)n };
+
+	put(b, &ch, sizeof(ch));
+	put(b, p, n);
+}
+
+static void put_header(struct dump_buf *b)
+{
+	struct gt_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, GT_MAGIC, 8);
+	h.version = GT_FORMAT_VERSION;
+	h.min_reader = GT_FORMAT_MIN_READER;
+	h.header_size = sizeof(h);
+	h.endian = GT_ENDIAN_MARK;
+	h.clock_id = GT_CLOCK_MONOTONIC;
+	h.start_ns = 1000;
+	h.pid = 77;
+	put(b, &h, sizeof(h));
+}
+
+static void put_string(struct dump_buf *b, uint32_t id, const char *s)
+{
+	uint8_t p[256];
+
+	memcpy(p, &id, 4);
+	memcpy(p + 4, s, strlen(s));
+	put_chunk(b, GT_CHUNK_STRING, p, 4 + strlen(s));
+}
+
+/* Header, string 1, sync op 1 and copy op 2. */
+static void put_prologue(struct dump_buf *b)
+{
+	struct gt_op_info sync = { 1, GT_KIND_SYNC, 0, 0, 1, 1 };
+	struct gt_op_info copy = { 2, GT_KIND_COPY, GT_DIR_HTOD, GT_OPF_ASYNC,
+				   2, 2 };
+
+	put_header(b);
+	put_string(b, 1, "cuCtxSynchronize");
+	put_string(b, 2, "cuMemcpyHtoDAsync");
+	put_chunk(b, GT_CHUNK_OP, &sync, sizeof(sync));
+	put_chunk(b, GT_CHUNK_OP, &copy, sizeof(copy));
+}
+
+/* An events chunk of tid 9, base 5000, from n varints. */
+static void put_events(struct dump_buf *b, uint32_t count,
+		       const uint64_t *v, size_t n)
+{
+	struct gt_events_header eh = { 9, count, 5000 };
+	uint8_t p[1024], *q = p + sizeof(eh);
+	size_t i;
+
+	memcpy(p, &eh, sizeof(eh));
+	for (i = 0; i < n; i++)
+		q = gt_varint_put(q, v[i]);
+	put_chunk(b, GT_CHUNK_EVENTS, p, (size_t)(q - p));
+}
+
+static char *write_tmp(const struct dump_buf *b)
+{
+	char *path = strdup("/tmp/gt-reader-XXXXXX");
+	int fd;
+
+	assert_non_null(path);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b->data, b->len), (ssize_t)b->len);
+	close(fd);
+	return path;
+}
+
+/* Read the whole dump; returns dump_next's last result. */
+static int read_all(const struct dump_buf *b, struct dump_record *recs,
+		    int max, int *n, char *err, int *early)
+{
+	struct dump_reader *r;
+	char *path = write_tmp(b);
+	int rc = dump_open(&r, path);
+
+	for (*n = 0; rc == 0 && *n < max; (*n)++) {
+		rc = dump_next(r, &recs[*n]);
+		if (rc <= 0)
+			break;
+		rc = 0;
+	}
+	if (rc < 0)
+		snprintf(err, 256, "%s", dump_error(r));
+	*early = dump_ends_early(r);
+	dump_close(r);
+	unlink(path);
+	free(path);
+	return rc;
+}
+
+static void test_events_decoded(void **state)
+{
+	/* sync t0 5100 dur 50; copy t0 5050 (dt0 -50) of 4096 bytes */
+	const uint64_t v[] = {
+		1, gt_zigzag(100), 50, 0, 3, 0xabc,
+		2, gt_zigzag(-50), 7, 1, 0, 4096, 10, 20, 1,
+	};
+	struct gt_end end = { 9000, 2, 0 };
+	struct dump_record recs[16];
+	struct dump_buf b = { .len = 0 };
+	char err[256] = "";
+	int n, early;
+
+	(void)state;
+	put_prologue(&b);
+	put_events(&b, 2, v, sizeof(v) / sizeof(v[0]));
+	put_chunk(&b, GT_CHUNK_END, &end, sizeof(end));
+	assert_int_equal(read_all(&b, recs, 16, &n, err, &early), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(n, 7);
+	assert_false(early);
+	assert_int_equal(recs[4].type, DUMP_EVENT);
+	assert_int_equal(recs[4].event.tid, 9);
+	assert_int_equal(recs[4].event.t0, 5100);
+	assert_int_equal(recs[4].event.t1, 5150);
+	assert_int_equal(recs[4].event.stream, 3);
+	assert_int_equal(recs[4].event.arg[EV_HANDLE], 0xabc);
+	assert_int_equal(recs[5].event.t0, 5050);
+	assert_int_equal(recs[5].event.result, 1);
+	assert_int_equal(recs[5].event.arg[EV_BYTES], 4096);
+	assert_int_equal(recs[5].event.arg[EV_COPY_COUNT], 1);
+	assert_int_equal(recs[6].type, DUMP_END);
+	assert_int_equal(recs[6].end.end_ns, 9000);
+}
+
+static void test_ends_early(void **state)
+{
+	const uint64_t v[] = { 1, 0, 50, 0, 0, 0 };
+	struct dump_record recs[16];
+	struct dump_buf b = { .len = 0 };
+	char err[256] = "";
+	int n, early;
+
+	(void)state;
+	put_prologue(&b);
+	put_events(&b, 1, v, 6);
+	put_events(&b, 1, v, 6);
+	b.len -= 3;                     /* cut the second events chunk */
+	assert_int_equal(read_all(&b, recs, 16, &n, err, &early), 0);
+	assert_int_equal(n, 5);         /* 2 strings, 2 ops, 1 event */
+	assert_true(early);
+}
+
+static void expect_error(struct dump_buf *b, const char *msg)
+{
+	struct dump_record recs[16];
+	char err[256] = "";
+	int n, early;
+
+	assert_int_equal(read_all(b, recs, 16, &n, err, &early), -1);
+	if (!strstr(err, msg))
+		fail_msg("'%s' does not say '%s'", err, msg);
+}
+
+static void test_bad_magic(void **state)
+{
+	struct dump_buf b = { .len = 0 };
+
+	(void)state;
+	put_header(&b);
+	b.data[0] = 'X';
+	expect_error(&b, "is not a gputrace dump (bad magic)");
+}
+
+static void test_newer_format(void **state)
+{
+	struct dump_buf b = { .len = 0 };
+	uint16_t min_reader = GT_FORMAT_VERSION + 1;
+
+	(void)state;
+	put_header(&b);
+	memcpy(b.data + offsetof(struct gt_file_header, min_reader),
+	       &min_reader, 2);
+	expect_error(&b, "needs a newer gputrace-analyze");
+}
+
+static void test_unknown_op(void **state)
+{
+	const uint64_t v[] = { 3, 0, 50, 0, 0, 0 };
+	struct dump_buf b = { .len = 0 };
+
+	(void)state;
+	put_prologue(&b);
+	put_events(&b, 1, v, 6);
+	expect_error(&b, "event uses op 3, which is not defined");
+}
+
+static void test_count_mismatch(void **state)
+{
+	const uint64_t v[] = { 1, 0, 50, 0, 0, 0, 1, 0, 50, 0, 0, 0 };
+	struct dump_buf b = { .len = 0 };
+
+	(void)state;
+	put_prologue(&b);
+	put_events(&b, 1, v, 12);
+	expect_error(&b, "6 bytes after the last event");
+}
+
+static void test_chunk_too_big(void **state)
+{
+	struct gt_chunk_header ch = { GT_CHUNK_NOTE, GT_CHUNK_MAX + 1 };
+	struct dump_buf b = { .len = 0 };
+
+	(void)state;
+	put_header(&b);
+	put(&b, &ch, sizeof(ch));
+	expect_error(&b, "over the limit");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_events_decoded),
+		cmocka_unit_test(test_ends_early),
+		cmocka_unit_test(test_bad_magic),
+		cmocka_unit_test(test_newer_format),
+		cmocka_unit_test(test_unknown_op),
+		cmocka_unit_test(test_count_mismatch),
+		cmocka_unit_test(test_chunk_too_big),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
