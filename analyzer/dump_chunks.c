@@ -143,6 +143,7 @@ static int parse_op(struct dump_reader *r, struct dump_record *rec)
 	op->kind = oi.kind;
 	op->direction = oi.direction;
 	op->flags = oi.flags;
+	op->nargs = oi.nargs;
 	op->api = oi.api_str ? xstrdup(dump_string(r, oi.api_str))
 			     : xasprintf("<op %u>", oi.op);
 	op->symbol = oi.symbol_str ? xstrdup(dump_string(r, oi.symbol_str))
@@ -236,23 +237,6 @@ int dump_parse_chunk(struct dump_reader *r, struct dump_record *rec)
 	}
 }
 
-/* How many per-kind varints follow the common ones; -1: unknown kind. */
-static int kind_args(uint8_t kind)
-{
-	switch (kind) {
-	case GT_KIND_LAUNCH:
-	case GT_KIND_GRAPH:
-	case GT_KIND_SYNC:
-		return 1;
-	case GT_KIND_COPY:
-		return 4;
-	case GT_KIND_SET:
-		return 2;
-	default:
-		return -1;
-	}
-}
-
 static int get_varint(struct dump_reader *r, uint64_t *v)
 {
 	const uint8_t *q = r->ev_pos;
@@ -298,13 +282,15 @@ int dump_next_event(struct dump_reader *r, struct dump_record *rec)
 	memset(ev, 0, sizeof(*ev));
 	if (get_event_head(r, ev) < 0)
 		return -1;
-	nargs = kind_args(ev->op->kind);
-	if (nargs < 0)
-		return dump_corrupt(r, "op %u has unknown kind %u", ev->op->id,
-				    ev->op->kind);
-	for (i = 0; i < nargs; i++)
-		if (get_varint(r, &ev->arg[i]) < 0)
+	nargs = ev->op->nargs;
+	for (i = 0; i < nargs; i++) {
+		uint64_t v;
+
+		if (get_varint(r, &v) < 0)
 			return -1;
+		if (i < EV_MAX_ARGS)
+			ev->arg[i] = v;     /* arguments past those we know: skip */
+	}
 	if (--r->ev_left == 0 && r->ev_pos != r->ev_end)
 		return dump_corrupt(r, "%zu bytes after the last event",
 				    (size_t)(r->ev_end - r->ev_pos));

@@ -58,6 +58,7 @@ struct dump_op {
 	uint8_t kind;               /* enum gt_kind */
 	uint8_t direction;          /* enum gt_direction */
 	uint32_t flags;             /* GT_OPF_* */
+	uint8_t nargs;              /* per-kind varints of its events */
 	char *api;                  /* "<op N>" when the dump names none */
 	char *symbol;               /* the api name when the dump names none */
 };
@@ -70,8 +71,11 @@ enum {
 	EV_COPY_SRC = 1,
 	EV_COPY_DST = 2,
 	EV_COPY_COUNT = 3,
+	EV_COPY_MEMORY = 4,         /* GT_MEM_* | GT_COPYF_* */
+	EV_COPY_STACK = 5,
 	EV_SET_DST = 1,
-	EV_MAX_ARGS = 4,
+	EV_SYNC_STACK = 1,
+	EV_MAX_ARGS = 8,
 };
 
 struct dump_event {

@@ -21,6 +21,7 @@ static inline void gt_fill_launch(struct gt_rec *r, CUfunction f,
 				  unsigned shm, CUstream hs)
 {
 	r->stream = GT_U64(hs);
+	r->stack = 0;
 	r->u.launch.func = gt_func_id(f);
 	r->u.launch.shared_mem = shm;
 	r->u.launch.grid[0] = gx;
@@ -51,6 +52,8 @@ static inline void gt_fill_copy_(struct gt_rec *r, uint64_t dst, uint64_t src,
 	r->u.copy.src = src;
 	r->u.copy.dst = dst;
 	r->u.copy.count = 1;
+	r->u.copy.memory = 0;
+	r->stack = 0;
 }
 
 #define gt_fill_copy(r, d, s, n, hs) \
@@ -75,7 +78,7 @@ static inline void gt_fill_batch(struct gt_rec *r, const CUdeviceptr *dsts,
 		bytes += sizes[i];
 	gt_fill_copy_(r, dsts && count ? dsts[0] : 0, srcs && count ? srcs[0] : 0,
 		      bytes, hs);
-	r->u.copy.count = count;
+	r->u.copy.count = (uint32_t)count;
 }
 
 static inline void gt_fill_batch3d(struct gt_rec *r,
@@ -88,7 +91,7 @@ static inline void gt_fill_batch3d(struct gt_rec *r,
 		bytes += (uint64_t)ops[i].extent.width * ops[i].extent.height *
 			 ops[i].extent.depth;
 	gt_fill_copy_(r, 0, 0, bytes, hs);
-	r->u.copy.count = count;
+	r->u.copy.count = (uint32_t)count;
 }
 
 static inline void gt_fill_set(struct gt_rec *r, CUdeviceptr dst,
@@ -101,6 +104,7 @@ static inline void gt_fill_obj(struct gt_rec *r, uint64_t handle, CUstream hs)
 {
 	r->stream = GT_U64(hs);
 	r->u.obj.handle = handle;
+	r->stack = 0;
 }
 
 #endif /* GPUTRACE_PRELOAD_FILL_H */

@@ -26,10 +26,10 @@
 struct gt_rec {
 	uint64_t t0;                /* clock at entry */
 	uint64_t t1;                /* clock at exit */
-	uint16_t op;                /* enum gt_op */
-	uint16_t flags;
-	int32_t result;             /* CUresult */
 	uint64_t stream;            /* CUstream, 0 when none */
+	uint16_t op;                /* enum gt_op */
+	int16_t result;             /* CUresult (all fit in 16 bits) */
+	uint32_t stack;             /* call site (GT_CHUNK_STACK id), 0 none */
 	union {
 		struct {
 			uint32_t func;      /* gt_func id, 0 = unknown */
@@ -41,7 +41,8 @@ struct gt_rec {
 			uint64_t bytes;
 			uint64_t src;
 			uint64_t dst;
-			uint64_t count;     /* copies in a batch, else 1 */
+			uint32_t count;     /* copies in a batch, else 1 */
+			uint32_t memory;    /* GT_MEM_* | GT_COPYF_* */
 		} copy;                 /* copies and sets (src, count unused) */
 		struct {
 			uint64_t handle;    /* graph, event, stream or context */

@@ -94,7 +94,7 @@ static inline void gt_rec_commit(struct gt_rec *r, int op, int result)
 	struct gt_ring *ring = gt_self.ring;
 
 	r->op = (uint16_t)op;
-	r->result = result;
+	r->result = (int16_t)result;
 	atomic_store_explicit(&ring->head,
 			      atomic_load_explicit(&ring->head, memory_order_relaxed) + 1,
 			      memory_order_release);

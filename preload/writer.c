@@ -56,6 +56,17 @@ static uint32_t put_string(const char *s)
 	return id;
 }
 
+/* Per-kind varints after the common five (format.h); encode() writes them. */
+static uint8_t kind_nargs(uint8_t kind)
+{
+	switch (kind) {
+	case GT_KIND_COPY: return 6;
+	case GT_KIND_SET: return 2;
+	case GT_KIND_SYNC: return 2;
+	default: return 1;
+	}
+}
+
 static void put_ops(void)
 {
 	uint32_t api_str[GT_OP_COUNT];
@@ -64,7 +75,7 @@ static void put_ops(void)
 		const struct gt_op_desc *d = &gt_ops[op];
 		struct gt_op_info info = {
 			.op = (uint16_t)op, .kind = d->kind, .direction = d->direction,
-			.flags = d->flags,
+			.flags = (uint16_t)d->flags, .nargs = kind_nargs(d->kind),
 		};
 
 		api_str[op] = 0;
@@ -159,7 +170,7 @@ static void encode(const struct gt_rec *r)
 	p = gt_varint_put(p, r->op);
 	p = gt_varint_put(p, gt_zigzag((int64_t)(r->t0 - w.prev_t0)));
 	p = gt_varint_put(p, r->t1 >= r->t0 ? r->t1 - r->t0 : 0);
-	p = gt_varint_put(p, (uint32_t)r->result);
+	p = gt_varint_put(p, (uint32_t)(int32_t)r->result);
 	p = gt_varint_put(p, stream_id(r->stream));
 	switch (d->kind) {
 	case GT_KIND_LAUNCH:
@@ -170,12 +181,18 @@ static void encode(const struct gt_rec *r)
 		p = gt_varint_put(p, r->u.copy.src);
 		p = gt_varint_put(p, r->u.copy.dst);
 		p = gt_varint_put(p, r->u.copy.count);
+		p = gt_varint_put(p, r->u.copy.memory);
+		p = gt_varint_put(p, r->stack);
 		break;
 	case GT_KIND_SET:
 		p = gt_varint_put(p, r->u.copy.bytes);
 		p = gt_varint_put(p, r->u.copy.dst);
 		break;
-	default:                            /* graph, sync: one handle */
+	case GT_KIND_SYNC:
+		p = gt_varint_put(p, r->u.obj.handle);
+		p = gt_varint_put(p, r->stack);
+		break;
+	default:                            /* graph: one handle */
 		p = gt_varint_put(p, r->u.obj.handle);
 		break;
 	}

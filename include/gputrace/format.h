@@ -18,13 +18,21 @@
  *   result     varint   the CUresult the call returned
  *   stream     varint   stream id (GT_CHUNK_STREAM), 0 = the NULL stream or
  *                       an op without a stream
- *   then by the op's kind:
- *     GT_KIND_LAUNCH  shape   varint (GT_CHUNK_SHAPE id)
- *     GT_KIND_GRAPH   handle  varint (the CUgraphExec)
- *     GT_KIND_COPY    bytes, src, dst, count   varints
- *     GT_KIND_SET     bytes, dst               varints
- *     GT_KIND_SYNC    handle  varint (event, stream or context waited on)
+ *   then the op's nargs (gt_op_info) varints, by the op's kind:
+ *     GT_KIND_LAUNCH     shape (GT_CHUNK_SHAPE id)
+ *     GT_KIND_GRAPH      handle (the CUgraphExec)
+ *     GT_KIND_COPY       bytes, src, dst, count, memory (GT_MEM_* and
+ *                        GT_COPYF_*), stack (GT_CHUNK_STACK id, 0 = none)
+ *     GT_KIND_SET        bytes, dst
+ *     GT_KIND_SYNC       handle (event, stream or context), stack
+ *     GT_KIND_HOSTALLOC  bytes, host pointer, flags, stack
+ *     GT_KIND_NCCL       see GT_NCCL_ARGS
+ *   A reader reads nargs varints whatever the kind, so it can skip kinds
+ *   it does not know; arguments a newer writer appends are ignored by an
+ *   older reader, and missing trailing ones read as 0.
  *
+ * Chunks refer only to ids defined by earlier chunks; string id 0 means
+ * none.  GT_CHUNK_END, when present, is the last chunk.
  * Times are nanoseconds of the clock named in the header (CLOCK_MONOTONIC).
  * A dump without a GT_CHUNK_END ends early: the program died before the
  * library could finish it.  Everything before the last whole chunk is valid.
@@ -63,9 +71,9 @@ struct gt_chunk_header {
 };
 
 enum gt_chunk_type {
-	GT_CHUNK_PROCESS = 1,  /* struct gt_process, then argc strings, each
-	                          a uint32_t length and its bytes: hostname,
-	                          executable, then argv[0..argc-1] */
+	GT_CHUNK_PROCESS = 1,  /* struct gt_process, then argc + 2 strings,
+	                          each a uint32_t length and its bytes:
+	                          hostname, executable, argv[0..argc-1] */
 	GT_CHUNK_STRING = 2,   /* uint32_t id, then the bytes (no NUL) */
 	GT_CHUNK_OP = 3,       /* struct gt_op_info */
 	GT_CHUNK_FUNCTION = 4, /* struct gt_function */
@@ -75,6 +83,16 @@ enum gt_chunk_type {
 	GT_CHUNK_DROPS = 8,    /* struct gt_drops */
 	GT_CHUNK_END = 9,      /* struct gt_end */
 	GT_CHUNK_NOTE = 10,    /* uint32_t level, then the text (no NUL) */
+	/* numbers kept for parts being added; readers skip them until then */
+	GT_CHUNK_STACK = 11,   /* a call stack (issue: call sites) */
+	GT_CHUNK_MODULES = 12, /* loaded modules, to symbolize stacks */
+	GT_CHUNK_GPU = 13,     /* CUPTI activity records */
+	GT_CHUNK_NVTX = 14,    /* NVTX ranges and marks */
+	GT_CHUNK_SAMPLE = 15,  /* NVML and /proc samples */
+	GT_CHUNK_ENV = 16,     /* machine and software at start */
+	GT_CHUNK_NCCL_COMM = 17, /* an NCCL communicator */
+	GT_CHUNK_WINDOW = 18,  /* a span with GPU timing */
+	GT_CHUNK_CLOCK = 19,   /* GPU/host clock pairs */
 };
 
 struct gt_process {
@@ -91,7 +109,23 @@ enum gt_kind {
 	GT_KIND_COPY = 3,      /* cuMemcpy* */
 	GT_KIND_SET = 4,       /* cuMemset* */
 	GT_KIND_SYNC = 5,      /* host waits or queries */
+	GT_KIND_HOSTALLOC = 6, /* pinned host memory: allocate, register, free */
+	GT_KIND_NCCL = 7,      /* NCCL collectives, p2p, groups, communicators */
 };
+
+/* Host memory behind a copy (GT_KIND_COPY memory argument, low 4 bits). */
+enum gt_memory {
+	GT_MEM_UNKNOWN = 0,
+	GT_MEM_PAGEABLE = 1,
+	GT_MEM_PINNED = 2,
+	GT_MEM_DEVICE = 3,      /* device to device: no host side */
+	GT_MEM_MANAGED = 4,
+};
+#define GT_MEM_MASK 0xfu
+#define GT_COPYF_STAGED (1u << 4)      /* async copy of pageable memory: the
+                                          driver stages it, the host waits */
+#define GT_COPYF_SYNC_PINNED (1u << 5) /* synchronous copy of pinned memory:
+                                          the host waits needlessly */
 
 enum gt_direction {
 	GT_DIR_NONE = 0,
@@ -112,7 +146,9 @@ struct gt_op_info {
 	uint16_t op;                /* the id events use */
 	uint8_t kind;               /* enum gt_kind */
 	uint8_t direction;          /* enum gt_direction, copies only */
-	uint32_t flags;             /* GT_OPF_* */
+	uint16_t flags;             /* GT_OPF_* */
+	uint8_t nargs;              /* per-kind varints after the common five */
+	uint8_t reserved;
 	uint32_t api_str;           /* base name users know: cuMemcpyHtoDAsync */
 	uint32_t symbol_str;        /* driver symbol: cuMemcpyHtoDAsync_v2_ptsz */
 };

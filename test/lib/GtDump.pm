@@ -57,8 +57,8 @@ our @EXPORT_OK = qw(varint zigzag header chunk event_bytes run_analyzer
 
 # Per-kind varints after the common five.
 my %nargs = (
-	KIND_LAUNCH() => 1, KIND_GRAPH() => 1, KIND_COPY() => 4,
-	KIND_SET() => 2, KIND_SYNC() => 1,
+	KIND_LAUNCH() => 1, KIND_GRAPH() => 1, KIND_COPY() => 6,
+	KIND_SET() => 2, KIND_SYNC() => 2,
 );
 
 # LEB128 of an unsigned 64-bit integer.
@@ -162,8 +162,9 @@ sub op {
 	my $sym = $self->string($o{symbol} // $o{api});
 
 	$self->{ops}{ $o{op} } = $o{kind};
-	return $self->add_chunk(CHUNK_OP, pack('v C C V V V', $o{op},
-		$o{kind}, $o{dir} // 0, $o{flags} // 0, $api, $sym));
+	return $self->add_chunk(CHUNK_OP, pack('v C C v C C V V', $o{op},
+		$o{kind}, $o{dir} // 0, $o{flags} // 0,
+		$o{nargs} // $nargs{ $o{kind} } // 0, 0, $api, $sym));
 }
 
 # id, name (raw symbol; undef: unknown), handle.

@@ -286,7 +286,7 @@ is_deeply([$j->{kernels}, $j->{copies}, $j->{syncs}], [[], [], []],
 my $fwd = GtDump->new(start_ns => 0, header_size => 72);
 $fwd->raw(pack('Q<', 0));                    # the header's 8 new bytes
 $fwd->string('cuCtxSynchronize');
-$fwd->add_chunk(CHUNK_OP, pack('v C C V V V', 1, KIND_SYNC, 0, 0, 1, 1)
+$fwd->add_chunk(CHUNK_OP, pack('v C C v C C V V', 1, KIND_SYNC, 0, 0, 2, 0, 1, 1)
 		. "new fields");
 $fwd->add_chunk(99, 'a chunk type from the future');
 $fwd->note(1, 'recorder said hello');

@@ -67,9 +67,11 @@ static void put_string(struct dump_buf *b, uint32_t id, const char *s)
 /* Header, string 1, sync op 1 and copy op 2. */
 static void put_prologue(struct dump_buf *b)
 {
-	struct gt_op_info sync = { 1, GT_KIND_SYNC, 0, 0, 1, 1 };
-	struct gt_op_info copy = { 2, GT_KIND_COPY, GT_DIR_HTOD, GT_OPF_ASYNC,
-				   2, 2 };
+	struct gt_op_info sync = { .op = 1, .kind = GT_KIND_SYNC, .nargs = 1,
+				   .api_str = 1, .symbol_str = 1 };
+	struct gt_op_info copy = { .op = 2, .kind = GT_KIND_COPY,
+				   .direction = GT_DIR_HTOD, .flags = GT_OPF_ASYNC,
+				   .nargs = 4, .api_str = 2, .symbol_str = 2 };
 
 	put_header(b);
 	put_string(b, 1, "cuCtxSynchronize");
