@@ -5,6 +5,7 @@
  * demangler of its own.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,4 +29,40 @@ char *demangle(const char *sym)
 		return xstrdup(sym);
 	}
 	return out;
+}
+
+/*
+ * A demangled kernel name cut to what tells kernels apart in a table: no
+ * return type, no parameter list, "(anon)" for anonymous namespaces, and
+ * template arguments nested two deep shown as "...".
+ */
+void short_kernel_name(const char *full, char *out, size_t size)
+{
+	static const char anon[] = "(anonymous namespace)";
+	size_t n = 0;
+	int depth = 0;
+
+	if (!strncmp(full, "void ", 5))
+		full += 5;
+	for (const char *p = full; *p && n + 4 < size; p++) {
+		if (!strncmp(p, anon, sizeof(anon) - 1)) {
+			if (depth < 2)
+				n += (size_t)snprintf(out + n, size - n, "(anon)");
+			p += sizeof(anon) - 2;
+			continue;
+		}
+		if (*p == '(' && depth == 0)
+			break;                  /* the parameter list */
+		if (*p == '<' && ++depth == 2) {
+			n += (size_t)snprintf(out + n, size - n, "<...");
+			continue;
+		}
+		if (*p == '>' && depth-- == 2) {
+			out[n++] = '>';
+			continue;
+		}
+		if (depth < 2)
+			out[n++] = *p;
+	}
+	out[n < size ? n : size - 1] = 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/demangle.h"
 #include "analyzer/report.h"
 #include "analyzer/table.h"
 #include "analyzer/units.h"
@@ -59,7 +60,10 @@ static const char *mean(char *buf, const struct row *r)
 static void launch_cells(const struct row *r, char (*buf)[UNITS_BUF],
 			 const char **cells)
 {
-	cells[0] = r->name;
+	static char name[512];          /* the table copies its cells */
+
+	short_kernel_name(r->name, name, sizeof(name));
+	cells[0] = name;
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
 	cells[3] = mean(buf[3], r);
