@@ -10,6 +10,7 @@
 #include <cuda.h>
 #include <stdint.h>
 
+#include "preload/callsite.h"
 #include "preload/functions.h"
 #include "preload/internal.h"
 
@@ -105,6 +106,13 @@ static inline void gt_fill_obj(struct gt_rec *r, uint64_t handle, CUstream hs)
 	r->stream = GT_U64(hs);
 	r->u.obj.handle = handle;
 	r->stack = 0;
+}
+
+/* A host wait (cuCtx/Stream/EventSynchronize): also where it was called. */
+static inline void gt_fill_wait(struct gt_rec *r, uint64_t handle, CUstream hs)
+{
+	gt_fill_obj(r, handle, hs);
+	r->stack = gt_callsite_capture();
 }
 
 #endif /* GPUTRACE_PRELOAD_FILL_H */

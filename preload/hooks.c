@@ -44,18 +44,8 @@
 #undef cuStreamWaitEvent
 #undef cuStreamQuery
 
-#define GT_PAIR_FIRST(a, b) a
-#define GT_PAIR_SECOND(a, b) b
-
-const struct gt_op_desc gt_ops[GT_OP_COUNT] = {
-#define X(sym, api, ver, sfx, kd, fl, P, A, F) \
-	[GT_OP_##sym] = { #sym, #api, ver, GT_PAIR_FIRST kd, GT_PAIR_SECOND kd, fl },
-#include "preload/hooks.def"
-#undef X
-};
-
-_Atomic(void *) gt_real_indirect[GT_OP_COUNT];
-_Atomic(void *) gt_real_direct[GT_OP_COUNT];
+_Atomic(void *) gt_real_indirect[GT_OP_DRIVER_END];
+_Atomic(void *) gt_real_direct[GT_OP_DRIVER_END];
 
 static void *resolve_direct(int op)
 {
@@ -112,13 +102,13 @@ static inline void *indirect_real(int op)
 #include "preload/hooks.def"
 #undef X
 
-void *const gt_indirect_wrapper[GT_OP_COUNT] = {
+void *const gt_indirect_wrapper[GT_OP_DRIVER_END] = {
 #define X(sym, ...) [GT_OP_##sym] = (void *)indirect_##sym,
 #include "preload/hooks.def"
 #undef X
 };
 
-void *const gt_direct_wrapper[GT_OP_COUNT] = {
+void *const gt_direct_wrapper[GT_OP_DRIVER_END] = {
 #define X(sym, ...) [GT_OP_##sym] = (void *)sym,
 #include "preload/hooks.def"
 #undef X
@@ -126,7 +116,7 @@ void *const gt_direct_wrapper[GT_OP_COUNT] = {
 
 int gt_op_by_symbol(const char *name)
 {
-	for (int op = 0; op < GT_OP_COUNT; op++)
+	for (int op = 0; op < GT_OP_DRIVER_END; op++)
 		if (!strcmp(gt_ops[op].symbol, name))
 			return op;
 	return -1;
@@ -134,7 +124,7 @@ int gt_op_by_symbol(const char *name)
 
 static int api_has_ptsz(const char *api)
 {
-	for (int op = 0; op < GT_OP_COUNT; op++)
+	for (int op = 0; op < GT_OP_DRIVER_END; op++)
 		if ((gt_ops[op].flags & GT_OPF_PTSZ) && !strcmp(gt_ops[op].api, api))
 			return 1;
 	return 0;
@@ -150,7 +140,7 @@ int gt_op_by_request(const char *api, int version, uint64_t flags)
 			api_has_ptsz(api);
 	int best = -1;
 
-	for (int op = 0; op < GT_OP_COUNT; op++) {
+	for (int op = 0; op < GT_OP_DRIVER_END; op++) {
 		const struct gt_op_desc *d = &gt_ops[op];
 
 		if (!!(d->flags & GT_OPF_PTSZ) != want_ptsz || d->version > version ||

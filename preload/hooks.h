@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hooks.h - the op ids and descriptions generated from hooks.def, the real
+ * hooks.h - the CUDA driver wrappers generated from hooks.def: the real
  * driver pointers behind each wrapper, and the lookups that decide whether
  * a pointer handed out by the driver or by dlsym gets swapped for a wrapper.
  */
@@ -10,28 +10,12 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-enum gt_op {
-#define X(sym, ...) GT_OP_##sym,
-#include "preload/hooks.def"
-#undef X
-	GT_OP_COUNT
-};
-
-struct gt_op_desc {
-	const char *symbol;         /* exported driver symbol */
-	const char *api;            /* cuGetProcAddress name */
-	int version;                /* lowest cudaVersion that maps to it */
-	uint8_t kind;               /* enum gt_kind */
-	uint8_t direction;          /* enum gt_direction */
-	uint32_t flags;             /* GT_OPF_* */
-};
-
-extern const struct gt_op_desc gt_ops[GT_OP_COUNT];
+#include "preload/ops.h"
 
 /* The wrapper handed out through cuGetProcAddress or dlsym(handle, ...). */
-extern void *const gt_indirect_wrapper[GT_OP_COUNT];
+extern void *const gt_indirect_wrapper[GT_OP_DRIVER_END];
 /* The wrapper exported under the driver's own name (programs linked -lcuda). */
-extern void *const gt_direct_wrapper[GT_OP_COUNT];
+extern void *const gt_direct_wrapper[GT_OP_DRIVER_END];
 
 /*
  * The real functions behind the wrappers: one slot for the indirect path
@@ -39,8 +23,8 @@ extern void *const gt_direct_wrapper[GT_OP_COUNT];
  * exported wrappers (the driver's export of the same name, also what a
  * dlsym on the driver's handle finds).  A slot is written once.
  */
-extern _Atomic(void *) gt_real_indirect[GT_OP_COUNT];
-extern _Atomic(void *) gt_real_direct[GT_OP_COUNT];
+extern _Atomic(void *) gt_real_indirect[GT_OP_DRIVER_END];
+extern _Atomic(void *) gt_real_direct[GT_OP_DRIVER_END];
 
 /* The op whose exported symbol is `name`, or -1. */
 int gt_op_by_symbol(const char *name);

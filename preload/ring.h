@@ -24,12 +24,12 @@ struct gt_ring {
 	char pad1[56];
 	_Atomic uint64_t drops;     /* records lost because the ring was full */
 	uint64_t drops_reported;    /* consumer: drops already in the dump */
+	uint64_t snap;              /* consumer: head read at the cycle's start */
 	uint64_t mask;              /* capacity - 1 (capacity is a power of 2) */
 	size_t bytes;               /* size of the mapping */
 	uint32_t tid;
 	_Atomic int exited;         /* the thread is gone: drain, then reuse */
 	struct gt_ring *next;       /* registry list */
-	char pad2[8];
 	struct gt_rec recs[];
 };
 

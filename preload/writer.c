@@ -40,17 +40,25 @@ static struct {
 	char path[4096];
 	struct gt_dump_out out;
 	struct gt_idmap shapes, streams;
-	uint32_t next_string;
+	_Atomic uint32_t next_string;
+	pthread_mutex_t side_lock;
+	uint8_t *side, *side_spare;     /* chunks from other threads */
+	size_t side_len, side_cap, spare_cap;
+	uint64_t side_lost;
 	uint64_t events, dropped, no_ring_reported;
 	uint8_t ev[sizeof(struct gt_events_header) + EV_CHUNK_MAX + EV_REC_MAX];
 	size_t ev_len;
 	uint32_t ev_count;
 	uint64_t prev_t0;
-} w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+} w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+	.side_lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void (*cycle_hooks[GT_CYCLE_HOOKS])(int final);
+static _Atomic int n_cycle_hooks;
 
 static uint32_t put_string(const char *s)
 {
-	uint32_t id = ++w.next_string;
+	uint32_t id = atomic_fetch_add(&w.next_string, 1) + 1;
 
 	gt_dump_out_chunk2(&w.out, GT_CHUNK_STRING, &id, sizeof(id), s, strlen(s));
 	return id;
@@ -73,6 +81,9 @@ static void put_ops(void)
 
 	for (int op = 0; op < GT_OP_COUNT; op++) {
 		const struct gt_op_desc *d = &gt_ops[op];
+
+		if (!d->symbol)
+			continue;
 		struct gt_op_info info = {
 			.op = (uint16_t)op, .kind = d->kind, .direction = d->direction,
 			.flags = (uint16_t)d->flags, .nargs = kind_nargs(d->kind),
@@ -80,7 +91,7 @@ static void put_ops(void)
 
 		api_str[op] = 0;
 		for (int prev = 0; prev < op && !api_str[op]; prev++)
-			if (!strcmp(gt_ops[prev].api, d->api))
+			if (gt_ops[prev].symbol && !strcmp(gt_ops[prev].api, d->api))
 				api_str[op] = api_str[prev];
 		if (!api_str[op])
 			api_str[op] = put_string(d->api);
@@ -211,7 +222,7 @@ static void put_drops(uint32_t tid, uint64_t count)
 
 static void drain_ring(struct gt_ring *ring)
 {
-	uint64_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
+	uint64_t head = ring->snap;
 	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
 	uint64_t drops;
 
@@ -236,10 +247,105 @@ static void drain_ring(struct gt_ring *ring)
 	}
 }
 
-static void drain(void)
+int gt_writer_side_chunk(uint32_t type, const void *a, size_t an,
+			 const void *b, size_t bn)
+{
+	struct gt_chunk_header h = { .type = type, .size = (uint32_t)(an + bn) };
+	size_t need = sizeof(h) + an + bn;
+	int rc = -1;
+
+	pthread_mutex_lock(&w.side_lock);
+	if (!atomic_load(&w.started) || w.side_len + need > GT_SIDE_MAX) {
+		w.side_lost++;
+		goto out;
+	}
+	if (w.side_len + need > w.side_cap) {
+		size_t cap = w.side_cap ? w.side_cap : 64u << 10;
+		uint8_t *p;
+
+		while (cap < w.side_len + need)
+			cap *= 2;
+		p = realloc(w.side, cap);
+		if (!p) {
+			w.side_lost++;
+			goto out;
+		}
+		w.side = p;
+		w.side_cap = cap;
+	}
+	memcpy(w.side + w.side_len, &h, sizeof(h));
+	if (an)
+		memcpy(w.side + w.side_len + sizeof(h), a, an);
+	if (bn)
+		memcpy(w.side + w.side_len + sizeof(h) + an, b, bn);
+	w.side_len += need;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&w.side_lock);
+	if (rc)
+		gt_warn_once("gputrace: side data could not be kept (%s); some "
+			     "GPU or sample records are missing\n",
+			     atomic_load(&w.started) ? "buffer full" : "no dump");
+	return rc;
+}
+
+uint32_t gt_writer_string(const char *s, size_t len)
+{
+	uint32_t id = atomic_fetch_add(&w.next_string, 1) + 1;
+
+	return gt_writer_side_chunk(GT_CHUNK_STRING, &id, sizeof(id), s, len) ? 0 : id;
+}
+
+void gt_writer_on_cycle(void (*fn)(int final))
+{
+	int i = atomic_fetch_add(&n_cycle_hooks, 1);
+
+	if (i < GT_CYCLE_HOOKS)
+		cycle_hooks[i] = fn;
+}
+
+/* Write what other threads queued; swaps buffers so they never wait long. */
+static void put_side_chunks(void)
+{
+	uint8_t *buf;
+	size_t len, cap;
+
+	pthread_mutex_lock(&w.side_lock);
+	buf = w.side;
+	len = w.side_len;
+	cap = w.side_cap;
+	w.side = w.side_spare;
+	w.side_cap = w.spare_cap;
+	w.side_spare = buf;
+	w.spare_cap = cap;
+	w.side_len = 0;
+	pthread_mutex_unlock(&w.side_lock);
+	if (len)
+		gt_dump_out_raw(&w.out, buf, len);
+}
+
+static void run_cycle_hooks(int final)
+{
+	int n = atomic_load(&n_cycle_hooks);
+
+	for (int i = 0; i < n && i < GT_CYCLE_HOOKS; i++)
+		if (cycle_hooks[i])
+			cycle_hooks[i](final);
+}
+
+/*
+ * One cycle: the rings' heads are read first, then the side chunks are
+ * written, then the events up to those heads: whatever another thread
+ * queued before an event was published is in the dump before the event.
+ */
+static void drain(int final)
 {
 	uint64_t lost;
 
+	run_cycle_hooks(final);
+	for (struct gt_ring *ring = gt_ring_first(); ring; ring = ring->next)
+		ring->snap = atomic_load_explicit(&ring->head, memory_order_acquire);
+	put_side_chunks();
 	for (struct gt_ring *ring = gt_ring_first(); ring; ring = ring->next)
 		drain_ring(ring);
 	lost = atomic_load(&gt_drops_no_ring);
@@ -265,7 +371,7 @@ static void *writer_main(void *arg)
 		if (w.stop)
 			break;
 		pthread_mutex_unlock(&w.lock);
-		drain();
+		drain(0);
 		pthread_mutex_lock(&w.lock);
 	}
 	pthread_mutex_unlock(&w.lock);
@@ -338,7 +444,7 @@ void gt_writer_finish(void)
 		pthread_join(w.thread, NULL);
 		w.thread_running = 0;
 	}
-	drain();
+	drain(1);
 	end = (struct gt_end){ .end_ns = gt_now(), .events = w.events,
 			       .dropped = w.dropped };
 	gt_dump_out_chunk(&w.out, GT_CHUNK_END, &end, sizeof(end));
@@ -360,4 +466,5 @@ void gt_writer_forget(void)
 	memset(&w, 0, offsetof(__typeof__(w), ev));
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
+	pthread_mutex_init(&w.side_lock, NULL);
 }

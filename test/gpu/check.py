@@ -2,7 +2,7 @@
 """check.py - traces the examples on a real GPU and checks what the dump
 holds against what the programs did (run by check.sh).
 
-One verdict line per check, then a table.  Checks:
+One verdict line per check, then a table.  Core checks here:
   cuda-static     nvcc-built program (static cudart): launches, copies,
                   memsets and waits equal the program's own counts
   cuda-ptsz       the same built with --default-stream per-thread
@@ -11,75 +11,19 @@ One verdict line per check, then a table.  Checks:
                   torch.profiler counts for 20 steps of the same loop
   cupy, jax       other frameworks are traced (launches seen, names known)
   overhead        empty-kernel launch loop, traced vs untraced
+Then every check_*.py module beside this file (its run()).
 """
-import json
+import glob
+import importlib.util
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 
-ROOT = os.getcwd()
-LIB = os.path.join(ROOT, "build", "libgputrace.so")
-ANALYZE = os.path.join(ROOT, "build", "gputrace-analyze")
-CUDA = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-OUT = sys.argv[1] if len(sys.argv) > 1 else "/tmp/gputrace-gpu"
-WORK = tempfile.mkdtemp(prefix="gputrace-check-")
-results = []
-table = []
-
-
-def run(cmd, env=None, timeout=300):
-    e = dict(os.environ)
-    e.update(env or {})
-    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
-
-def truth(stdout):
-    vals = {}
-    for line in stdout.splitlines():
-        if line.startswith("truth "):
-            for k, v in re.findall(r"(\w+)=([-\d.]+)", line):
-                vals[k] = float(v) if "." in v else int(v)
-    return vals
-
-
-def trace(cmd, name, extra_env=None):
-    env = {"LD_PRELOAD": LIB, "GPUTRACE_OUTPUT": os.path.join(WORK, name + "-%p.bin")}
-    env.update(extra_env or {})
-    rc, out, err = run(cmd, env)
-    m = re.search(r"gputrace: wrote (\S+) \((\d+) events, (\d+) dropped\)", err)
-    if rc != 0 or not m:
-        raise RuntimeError(f"{name}: rc={rc} stderr={err[-2000:]}")
-    dump = m.group(1)
-    rc, js, aerr = run([ANALYZE, "--json", dump])
-    if rc != 0:
-        raise RuntimeError(f"{name}: analyzer rc={rc} {aerr}")
-    return truth(out), json.loads(js), dump
-
-
-def verdict(name, ok, detail):
-    results.append(ok)
-    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
-
-
-def launches(j):
-    return sum(k["calls"] for k in j["kernels"])
-
-
-def copies(j, direction):
-    return sum(c["calls"] for c in j["copies"] if c["direction"] == direction)
-
-
-def syncs(j, api):
-    return sum(s["calls"] for s in j["syncs"] if s["api"] == api)
-
-
-def sets(j):
-    return sum(s["calls"] for s in j.get("sets", []))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpulib import (ANALYZE, CUDA, LIB, OUT, WORK, copies, launches, results,  # noqa: E402
+                    run, sets, syncs, table, trace, truth, verdict)
 
 
 def check_counts(name, t, j, names):
@@ -172,13 +116,27 @@ def check_overhead():
     table.append(("overhead-ns-added", round(added), "", ""))
 
 
+def plugins():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in sorted(glob.glob(os.path.join(here, "check_*.py"))):
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        yield mod.run
+
+
 def main():
     build()
-    for check in (check_cuda, check_torch, check_frameworks, check_overhead):
+    only = os.environ.get("GT_CHECKS")      # e.g. "check_cuda,check_nccl"
+    checks = [check_cuda, check_torch, check_frameworks, check_overhead] + list(plugins())
+    for check in checks:
+        name = getattr(check, "__module__", "") if check.__name__ == "run" else check.__name__
+        if only and name not in only.split(","):
+            continue
         try:
             check()
         except Exception as e:          # one broken check must not hide the rest
-            verdict(check.__name__, False, f"{type(e).__name__}: {str(e)[:500]}")
+            verdict(name, False, f"{type(e).__name__}: {str(e)[:500]}")
     print("\n%-22s %10s %10s %8s" % ("run", "launches", "events", "dropped"))
     for row in table:
         print("%-22s %10s %10s %8s" % row)

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops.c - the descriptions of every traced operation (see ops.h).
+ */
+#include "include/gputrace/format.h"
+#include "preload/ops.h"
+
+#define GT_PAIR_FIRST(a, b) a
+#define GT_PAIR_SECOND(a, b) b
+#define GT_OP_DESC(sym, api, ver, kd, fl) \
+	[GT_OP_##sym] = { #sym, #api, ver, GT_PAIR_FIRST kd, GT_PAIR_SECOND kd, fl },
+
+const struct gt_op_desc gt_ops[GT_OP_COUNT] = {
+#define X(sym, api, ver, sfx, kd, fl, P, A, F) GT_OP_DESC(sym, api, ver, kd, fl)
+#include "preload/hooks.def"
+#undef X
+};
