@@ -17,12 +17,12 @@ _Static_assert(sizeof(struct gt_op_info) == 16, "op layout");
 _Static_assert(sizeof(struct gt_function) == 16, "function layout");
 _Static_assert(sizeof(struct gt_shape) == 40, "shape layout");
 _Static_assert(sizeof(struct gt_stream) == 16, "stream layout");
-_Static_assert(sizeof(struct gt_events_header) == 16, "events layout");
+_Static_assert(sizeof(struct gt_events_header) == 32, "events layout");
 _Static_assert(sizeof(struct gt_drops) == 16, "drops layout");
 _Static_assert(sizeof(struct gt_end) == 24, "end layout");
 
 /* Each event takes at least 5 common varints and 1 per-kind varint. */
-#define EVENT_MIN_BYTES 6
+#define EVENT_MIN_BYTES 5
 
 static int need(struct dump_reader *r, size_t n, const char *what)
 {
@@ -182,6 +182,8 @@ static int parse_events(struct dump_reader *r, struct dump_record *rec)
 	r->ev_left = r->ev_count = eh.count;
 	r->ev_tid = eh.tid;
 	r->ev_t0 = eh.base_ns;
+	r->ev_buffer = eh.buffer;
+	r->ev_seq = eh.first_seq;
 	return dump_next_event(r, rec);
 }
 
@@ -267,6 +269,7 @@ static int get_event_head(struct dump_reader *r, struct dump_event *ev)
 				    "defined", (unsigned long long)op);
 	r->ev_t0 += (uint64_t)gt_unzigzag(dt0);
 	ev->tid = r->ev_tid;
+	ev->id = (uint64_t)r->ev_buffer << 40 | (r->ev_seq++ & ((1ull << 40) - 1));
 	ev->t0 = r->ev_t0;
 	ev->t1 = ev->t0 + ev->dur;
 	return 0;

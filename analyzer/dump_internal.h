@@ -33,6 +33,8 @@ struct dump_reader {
 	uint32_t ev_left;
 	uint32_t ev_count;
 	uint32_t ev_tid;
+	uint32_t ev_buffer;         /* the chunk's buffer and next event number */
+	uint64_t ev_seq;
 	uint64_t ev_t0;             /* t0 of the previous event */
 
 	struct hmap strings;        /* id -> char * */

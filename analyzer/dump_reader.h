@@ -80,6 +80,8 @@ enum {
 
 struct dump_event {
 	uint32_t tid;
+	uint64_t id;                /* buffer << 40 | number: the event's name in
+	                               GPU records' correlation (format.h) */
 	const struct dump_op *op;
 	uint64_t t0;                /* absolute, clock of the header */
 	uint64_t t1;                /* t0 + dur */

@@ -24,6 +24,7 @@ _Atomic uint64_t gt_drops_no_ring;
 
 static _Atomic(struct gt_ring *) ring_list;
 static _Atomic uint64_t ring_bytes_used;
+static _Atomic uint32_t ring_index;
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gt_ring *free_list;
 static pthread_key_t exit_key;
@@ -117,6 +118,7 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t)
 	ring->drops_reported = 0;
 	atomic_store(&ring->exited, 0);
 	ring->tid = (uint32_t)syscall(SYS_gettid);
+	ring->index = atomic_fetch_add(&ring_index, 1) + 1;
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, ring);
 	ring_push(ring);

@@ -28,6 +28,7 @@ struct gt_ring {
 	uint64_t mask;              /* capacity - 1 (capacity is a power of 2) */
 	size_t bytes;               /* size of the mapping */
 	uint32_t tid;
+	uint32_t index;             /* unique per attach: names the buffer */
 	_Atomic int exited;         /* the thread is gone: drain, then reuse */
 	struct gt_ring *next;       /* registry list */
 	struct gt_rec recs[];
@@ -86,6 +87,19 @@ static inline struct gt_rec *gt_rec_begin(void)
 	}
 	t->busy = 1;
 	return &ring->recs[head & ring->mask];
+}
+
+/*
+ * The id the record taken by gt_rec_begin will have in the dump (buffer
+ * index << 40 | its number in the buffer): what the GPU-side records'
+ * external correlation carries.  Only between begin and commit.
+ */
+static inline uint64_t gt_rec_id(void)
+{
+	struct gt_ring *ring = gt_self.ring;
+
+	return (uint64_t)ring->index << 40 |
+	       (atomic_load_explicit(&ring->head, memory_order_relaxed) & ((1ull << 40) - 1));
 }
 
 /* Publish the record taken by gt_rec_begin. */

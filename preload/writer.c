@@ -151,14 +151,16 @@ static uint32_t stream_id(uint64_t handle)
 	return s.id;
 }
 
-static void events_begin(uint32_t tid, uint64_t base_ns)
+static void events_begin(const struct gt_ring *ring, uint64_t seq)
 {
-	struct gt_events_header h = { .tid = tid, .base_ns = base_ns };
+	struct gt_events_header h = { .tid = ring->tid,
+				      .base_ns = ring->recs[seq & ring->mask].t0,
+				      .buffer = ring->index, .first_seq = seq };
 
 	memcpy(w.ev, &h, sizeof(h));
 	w.ev_len = sizeof(h);
 	w.ev_count = 0;
-	w.prev_t0 = base_ns;
+	w.prev_t0 = h.base_ns;
 }
 
 static void events_end(void)
@@ -229,12 +231,12 @@ static void drain_ring(struct gt_ring *ring)
 	if (head != tail && w.out.fd < 0) {
 		w.dropped += head - tail;       /* the dump is gone: count only */
 	} else if (head != tail) {
-		events_begin(ring->tid, ring->recs[tail & ring->mask].t0);
+		events_begin(ring, tail);
 		for (uint64_t i = tail; i != head; i++) {
 			encode(&ring->recs[i & ring->mask]);
 			if (w.ev_len >= EV_CHUNK_MAX && i + 1 != head) {
 				events_end();
-				events_begin(ring->tid, ring->recs[(i + 1) & ring->mask].t0);
+				events_begin(ring, i + 1);
 			}
 		}
 		events_end();

@@ -178,6 +178,12 @@ struct gt_events_header {
 	uint32_t tid;
 	uint32_t count;             /* events packed after this header */
 	uint64_t base_ns;
+	uint32_t buffer;            /* the recording buffer (one per thread) */
+	uint32_t reserved;
+	uint64_t first_seq;         /* the first event's number in its buffer;
+	                               the next ones follow without gaps, so
+	                               (buffer << 40 | seq) names an event, as in
+	                               GPU records' external correlation ids */
 };
 
 struct gt_drops {

@@ -24,8 +24,8 @@ sub op {
 sub with_op { good() . str(1, 'cuLaunchKernel') . op(1, KIND_LAUNCH, 1) }
 sub events {
 	my ($count, $packed, $tid) = @_;
-	return chunk(CHUNK_EVENTS, pack('V V Q<', $tid // 1, $count, 1000)
-		     . $packed);
+	return chunk(CHUNK_EVENTS, pack('V V Q< V V Q<', $tid // 1, $count, 1000,
+				       1, 0, 0) . $packed);
 }
 # A launch event: op, dt0, dur, result, stream, shape.
 sub launch { join '', map { varint($_) } ($_[0] // 1, 2, 3, 0, 0, 1) }

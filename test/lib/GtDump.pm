@@ -220,8 +220,9 @@ sub events {
 		$prev = $e->{t0};
 	}
 	$self->{nevents} += @ev;
-	return $self->add_chunk(CHUNK_EVENTS, pack('V V Q<', $o{tid} // 1,
-		$o{count} // scalar @ev, $base) . $packed);
+	return $self->add_chunk(CHUNK_EVENTS, pack('V V Q< V V Q<', $o{tid} // 1,
+		$o{count} // scalar @ev, $base, $o{buffer} // 1, 0,
+		$o{first_seq} // 0) . $packed);
 }
 
 sub drops {

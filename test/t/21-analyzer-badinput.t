@@ -112,7 +112,7 @@ SKIP: {
 	$d->op(op => 1, kind => KIND_LAUNCH, api => 'cuLaunchKernel');
 	$d->function(id => 1, name => '_Z1kv', handle => 1);
 	$d->shape(id => 1, function => 1);
-	my $chunk = pack('V V Q<', 1, 10_000, 1000)
+	my $chunk = pack('V V Q< V V Q<', 1, 10_000, 1000, 1, 0, 0)
 		. (varint(1) . varint(zigzag(1)) . varint(3000) . "\0\0\x01")
 		x 10_000;
 	$d->raw(chunk(CHUNK_EVENTS, $chunk)) for 1 .. 300;

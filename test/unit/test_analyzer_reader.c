@@ -84,7 +84,7 @@ static void put_prologue(struct dump_buf *b)
 static void put_events(struct dump_buf *b, uint32_t count,
 		       const uint64_t *v, size_t n)
 {
-	struct gt_events_header eh = { 9, count, 5000 };
+	struct gt_events_header eh = { .tid = 9, .count = count, .base_ns = 5000 };
 	uint8_t p[1024], *q = p + sizeof(eh);
 	size_t i;
 
