@@ -234,6 +234,19 @@ int dump_parse_chunk(struct dump_reader *r, struct dump_record *rec)
 		return parse_fixed(r, &rec->end, sizeof(rec->end), "end");
 	case GT_CHUNK_NOTE:
 		return parse_note(r, rec);
+	case GT_CHUNK_STACK:
+		return dump_parse_stack(r, rec);
+	case GT_CHUNK_MODULES:
+		return dump_parse_modules(r, rec);
+	case GT_CHUNK_NCCL_COMM:
+		return dump_parse_nccl_comm(r, rec);
+	case GT_CHUNK_NCCL_PROF:
+		return dump_parse_nccl_prof(r, rec);
+	case GT_CHUNK_NVTX:
+		return dump_parse_nvtx(r, rec);
+	case GT_CHUNK_SAMPLE:
+	case GT_CHUNK_ENV:
+		return dump_parse_info(r, rec);
 	default:
 		return 0;           /* a newer chunk type: skip it */
 	}

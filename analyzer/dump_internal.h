@@ -56,4 +56,16 @@ int dump_next_event(struct dump_reader *r, struct dump_record *rec);
 
 void dump_free_tables(struct dump_reader *r);
 
+/* NCCL chunks (nccl_chunks.c): 1 or -1, like dump_parse_chunk. */
+int dump_parse_nccl_comm(struct dump_reader *r, struct dump_record *rec);
+int dump_parse_nccl_prof(struct dump_reader *r, struct dump_record *rec);
+
+/* Call stack chunks (callsite_chunks.c): 1 or -1, like dump_parse_chunk. */
+int dump_parse_stack(struct dump_reader *r, struct dump_record *rec);
+int dump_parse_modules(struct dump_reader *r, struct dump_record *rec);
+
+/* NVTX, environment and sample chunks (env_chunks.c): 1 or -1. */
+int dump_parse_nvtx(struct dump_reader *r, struct dump_record *rec);
+int dump_parse_info(struct dump_reader *r, struct dump_record *rec);
+
 #endif /* GPUTRACE_ANALYZER_DUMP_INTERNAL_H */

@@ -41,6 +41,13 @@ enum dump_rec_type {
 	DUMP_DROPS = GT_CHUNK_DROPS,
 	DUMP_END = GT_CHUNK_END,
 	DUMP_NOTE = GT_CHUNK_NOTE,
+	DUMP_STACK = GT_CHUNK_STACK,
+	DUMP_MODULES = GT_CHUNK_MODULES,
+	DUMP_NCCL_COMM = GT_CHUNK_NCCL_COMM,
+	DUMP_NCCL_PROF = GT_CHUNK_NCCL_PROF,
+	DUMP_NVTX = GT_CHUNK_NVTX,
+	DUMP_SAMPLE = GT_CHUNK_SAMPLE,
+	DUMP_ENV = GT_CHUNK_ENV,
 };
 
 struct dump_process {
@@ -115,6 +122,32 @@ struct dump_record {
 			uint32_t level;
 			const char *text;
 		} note;
+		struct {
+			uint32_t id;
+			uint16_t native;    /* return addresses at pcs */
+			uint16_t python;    /* struct gt_pyframe at frames */
+			const void *pcs;    /* maybe unaligned: memcpy each */
+			const void *frames;
+		} stack;
+		struct {
+			const void *mods;   /* count struct gt_module, maybe
+			                       unaligned: memcpy each out */
+			uint32_t count;
+		} modules;
+		struct gt_nccl_comm nccl_comm;
+		struct {
+			const void *recs;   /* count struct gt_nccl_prof, maybe
+			                       unaligned: memcpy each out */
+			uint32_t count;
+			uint32_t size;      /* bytes of one (>= sizeof) */
+		} nccl_prof;
+		struct gt_nvtx_def nvtx;
+		struct {
+			struct gt_info_header h;
+			const void *items;  /* h.count items, checked; read
+			                       them with env_item_next() */
+			uint32_t size;      /* bytes at items */
+		} info;                 /* DUMP_ENV, DUMP_SAMPLE */
 	};
 };
 

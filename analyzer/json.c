@@ -100,6 +100,22 @@ void json_uint(struct json *j, uint64_t v)
 	fprintf(j->out, "%" PRIu64, v);
 }
 
+/* A finite number with enough digits; NaN and infinities become null. */
+void json_double(struct json *j, double v)
+{
+	separate(j);
+	if (v != v || v > 1e300 || v < -1e300)
+		fputs("null", j->out);
+	else
+		fprintf(j->out, "%.6g", v);
+}
+
+void json_null(struct json *j)
+{
+	separate(j);
+	fputs("null", j->out);
+}
+
 void json_bool(struct json *j, int v)
 {
 	separate(j);

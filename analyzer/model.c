@@ -10,7 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/callsite.h"
+#include "analyzer/env.h"
+#include "analyzer/memory.h"
 #include "analyzer/model_internal.h"
+#include "analyzer/nccl.h"
+#include "analyzer/nvtx.h"
 #include "analyzer/util.h"
 
 #define PRESENT ((void *)1)     /* value of the set-like maps */
@@ -128,15 +133,16 @@ static struct row *launch_row(struct model *m, const struct dump_reader *r,
 	return row;
 }
 
-/* The row of a copy, memset or wait, cached per op id. */
+/* The row of a copy, memset or wait, cached per op id and host memory. */
 static struct row *cached_op_row(struct model *m, enum row_kind kind,
-				 const struct dump_op *op)
+				 const struct dump_op *op, uint8_t memory)
 {
-	struct row *row = hmap_get_int(&m->op_rows, op->id);
+	uint64_t key = (uint64_t)op->id << 4 | memory;
+	struct row *row = hmap_get_int(&m->op_rows, key);
 
 	if (!row) {
-		row = op_row(m, kind, op);
-		hmap_put_int(&m->op_rows, op->id, row);
+		row = op_row(m, kind, op, memory);
+		hmap_put_int(&m->op_rows, key, row);
 	}
 	return row;
 }
@@ -150,11 +156,16 @@ static struct row *event_row(struct model *m, const struct dump_reader *r,
 	case GT_KIND_GRAPH:
 		return graph_row(m, ev->arg[EV_HANDLE]);
 	case GT_KIND_COPY:
-		return cached_op_row(m, ROW_COPY, ev->op);
+		return cached_op_row(m, ROW_COPY, ev->op,
+				     ev->arg[EV_COPY_MEMORY] & GT_MEM_MASK);
 	case GT_KIND_SET:
-		return cached_op_row(m, ROW_SET, ev->op);
+		return cached_op_row(m, ROW_SET, ev->op, 0);
+	case GT_KIND_HOSTALLOC:
+		return cached_op_row(m, ROW_HOSTMEM, ev->op, 0);
+	case GT_KIND_SYNC:
+		return cached_op_row(m, ROW_SYNC, ev->op, 0);
 	default:
-		return cached_op_row(m, ROW_SYNC, ev->op);
+		return NULL;            /* kinds other parts account for */
 	}
 }
 
@@ -163,15 +174,20 @@ static void add_event(struct model *m, const struct dump_reader *r,
 {
 	struct row *row = event_row(m, r, ev);
 
+	memory_add_event(m, ev);
+	callsites_add_event(m, ev);
+	if (!row)
+		goto counted;
 	row->calls++;
 	row->total_ns = sat_add(row->total_ns, ev->dur);
 	if (ev->dur > row->max_ns)
 		row->max_ns = ev->dur;
-	if (ev->op->kind == GT_KIND_COPY || ev->op->kind == GT_KIND_SET)
+	if (ev->op->kind == GT_KIND_COPY || ev->op->kind == GT_KIND_SET ||
+	    ev->op->kind == GT_KIND_HOSTALLOC)
 		row->bytes = sat_add(row->bytes, ev->arg[EV_BYTES]);
 	else
 		hist_add(&row->hist, ev->dur);
-
+counted:
 	m->events++;
 	if (ev->t1 > m->last_t1)
 		m->last_t1 = ev->t1;
@@ -184,13 +200,17 @@ static void add_event(struct model *m, const struct dump_reader *r,
 void model_add(struct model *m, const struct dump_reader *r,
 	       const struct dump_record *rec)
 {
+	nccl_add(m, r, rec);
+	nvtx_add(m, r, rec);
+	env_add(m, r, rec);
 	switch (rec->type) {
 	case DUMP_PROCESS:
 		add_process(m, rec->process);
 		break;
 	case DUMP_OP:
-		/* the op may have changed: find its row again */
-		hmap_put_int(&m->op_rows, rec->op->id, NULL);
+		/* the op may have changed: find its rows again */
+		for (uint64_t mem = 0; mem <= GT_MEM_MASK; mem++)
+			hmap_put_int(&m->op_rows, (uint64_t)rec->op->id << 4 | mem, NULL);
 		break;
 	case DUMP_FUNCTION:
 		add_function(m, &rec->function);
@@ -215,6 +235,10 @@ void model_add(struct model *m, const struct dump_reader *r,
 	case DUMP_NOTE:
 		add_note(m, rec->note.level, rec->note.text);
 		break;
+	case DUMP_STACK:
+	case DUMP_MODULES:
+		callsites_add_record(m, r, rec);
+		break;
 	default:
 		break;
 	}
@@ -231,6 +255,7 @@ void model_finish(struct model *m, int ends_early)
 		m->dropped = m->end_dropped;
 	m->threads = m->tids.len;
 	m->streams = m->stream_ids.len;
+	nvtx_finish(m);
 }
 
 static void free_values(struct hmap *h, void (*fn)(void *))
@@ -264,4 +289,9 @@ void model_release(struct model *m)
 	free(m->host);
 	free(m->exe);
 	free(m->command);
+	memory_release(m);
+	nccl_release(m);
+	callsites_release(m);
+	nvtx_release(m);
+	env_release(m);
 }

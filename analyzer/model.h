@@ -21,6 +21,8 @@ enum row_kind {
 	ROW_COPY,       /* by (api, direction, async): host time */
 	ROW_SET,        /* by (api, async): host time */
 	ROW_SYNC,       /* by api: time waited */
+	ROW_COPYCLASS,  /* copies by (direction, host memory, async) */
+	ROW_HOSTMEM,    /* pinned host memory calls by api */
 	ROW_KINDS,
 };
 
@@ -31,6 +33,8 @@ struct row {
 	uint64_t handle;        /* graphs */
 	uint8_t direction;      /* copies: enum gt_direction */
 	int async;              /* copies and sets: GT_OPF_ASYNC */
+	uint8_t memory;         /* copies: GT_MEM_* of the host side */
+	int release;            /* pinned host memory: frees, unregisters */
 	uint64_t calls;
 	uint64_t bytes;         /* copies and sets */
 	uint64_t total_ns;      /* sum of the calls' host time */
@@ -74,6 +78,11 @@ struct model {
 	struct hmap op_rows;    /* op id -> struct row (copies, sets, syncs) */
 	struct hmap tids;
 	struct hmap stream_ids;
+	struct memory_stats *memory;    /* memory.c */
+	struct nccl_stats *nccl;        /* nccl.c */
+	struct nvtx_stats *nvtx;        /* nvtx.c */
+	struct env_stats *env;          /* env.c, samples.c */
+	struct callsites *callsites;    /* callsite.c */
 };
 
 void model_init(struct model *m, const struct gt_file_header *h);
@@ -92,5 +101,8 @@ struct row **model_rows(const struct model *m, enum row_kind kind, size_t *n);
 
 /* "HtoD", "DtoH", "DtoD", "HtoH", "PtoP" or "other". */
 const char *direction_name(uint8_t direction);
+
+/* "pinned", "pageable", "device", "managed" or "unknown". */
+const char *memory_name(uint8_t memory);
 
 #endif /* GPUTRACE_ANALYZER_MODEL_H */

@@ -16,7 +16,9 @@ struct shape_ref {
 struct row *kernel_row(struct model *m, const char *symbol, const char *label);
 struct row *graph_row(struct model *m, uint64_t handle);
 struct row *op_row(struct model *m, enum row_kind kind,
-		   const struct dump_op *op);
+		   const struct dump_op *op, uint8_t memory);
+struct row *copy_class_row(struct model *m, uint8_t direction, uint8_t memory,
+			   int async);
 void row_free(struct row *row);
 
 #endif /* GPUTRACE_ANALYZER_MODEL_INTERNAL_H */

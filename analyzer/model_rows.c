@@ -86,11 +86,11 @@ struct row *graph_row(struct model *m, uint64_t handle)
 
 /* The copy, memset or wait row of an op. */
 struct row *op_row(struct model *m, enum row_kind kind,
-		   const struct dump_op *op)
+		   const struct dump_op *op, uint8_t memory)
 {
 	int async = kind != ROW_SYNC && (op->flags & GT_OPF_ASYNC);
 	uint8_t dir = kind == ROW_COPY ? direction_class(op->direction) : 0;
-	char *key = xasprintf("%s\n%u\n%d", op->api, dir, async);
+	char *key = xasprintf("%s\n%u\n%d\n%u", op->api, dir, async, memory);
 	struct row *row = hmap_get_str(&m->rows[kind], key);
 
 	if (row) {
@@ -100,8 +100,43 @@ struct row *op_row(struct model *m, enum row_kind kind,
 	row = row_new(key, xstrdup(op->api));
 	row->direction = dir;
 	row->async = async;
+	row->memory = memory;
+	row->release = !!(op->flags & GT_OPF_RELEASE);
 	hmap_put_str(&m->rows[kind], row->key, row);
 	return row;
+}
+
+/* The row of a class of copies, named like "HtoD pageable async". */
+struct row *copy_class_row(struct model *m, uint8_t direction, uint8_t memory,
+			   int async)
+{
+	uint8_t dir = direction_class(direction);
+	char *key = xasprintf("%u\n%u\n%d", dir, memory, async);
+	struct row *row = hmap_get_str(&m->rows[ROW_COPYCLASS], key);
+
+	if (row) {
+		free(key);
+		return row;
+	}
+	row = row_new(key, xasprintf("%s %s %s", direction_name(dir),
+				     memory_name(memory), async ? "async" : "sync"));
+	row->direction = dir;
+	row->async = async;
+	row->memory = memory;
+	hmap_put_str(&m->rows[ROW_COPYCLASS], row->key, row);
+	return row;
+}
+
+const char *memory_name(uint8_t memory)
+{
+	static const char *const names[] = {
+		[GT_MEM_UNKNOWN] = "unknown", [GT_MEM_PAGEABLE] = "pageable",
+		[GT_MEM_PINNED] = "pinned", [GT_MEM_DEVICE] = "device",
+		[GT_MEM_MANAGED] = "managed",
+	};
+
+	return memory < sizeof(names) / sizeof(names[0]) && names[memory]
+	       ? names[memory] : "unknown";
 }
 
 static int row_cmp(const void *pa, const void *pb)
@@ -119,6 +154,8 @@ static int row_cmp(const void *pa, const void *pb)
 		return a->direction < b->direction ? -1 : 1;
 	if (a->async != b->async)
 		return a->async < b->async ? -1 : 1;
+	if (a->memory != b->memory)
+		return a->memory < b->memory ? -1 : 1;
 	return a->handle < b->handle ? -1 : a->handle > b->handle;
 }
 

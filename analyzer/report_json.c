@@ -5,7 +5,12 @@
  */
 #include <stdlib.h>
 
+#include "analyzer/callsite.h"
+#include "analyzer/env.h"
 #include "analyzer/json.h"
+#include "analyzer/memory.h"
+#include "analyzer/nccl.h"
+#include "analyzer/nvtx.h"
 #include "analyzer/report.h"
 
 static void put_uint(struct json *j, const char *key, uint64_t v)
@@ -52,9 +57,57 @@ static void copy(struct json *j, const struct row *r)
 	put_str(j, "api", r->name);
 	put_str(j, "direction", direction_name(r->direction));
 	put_bool(j, "async", r->async);
+	put_str(j, "memory", memory_name(r->memory));
 	put_uint(j, "calls", r->calls);
 	put_uint(j, "bytes", r->bytes);
 	put_uint(j, "host_ns_total", r->total_ns);
+}
+
+static void copy_class(struct json *j, const struct row *r)
+{
+	put_str(j, "direction", direction_name(r->direction));
+	put_str(j, "memory", memory_name(r->memory));
+	put_bool(j, "async", r->async);
+	put_uint(j, "calls", r->calls);
+	put_uint(j, "bytes", r->bytes);
+	put_uint(j, "host_ns_total", r->total_ns);
+	json_key(j, "gbps");
+	json_double(j, r->total_ns ? (double)r->bytes / (double)r->total_ns : 0);
+}
+
+static void hostmem(struct json *j, const struct row *r)
+{
+	put_str(j, "api", r->name);
+	put_bool(j, "release", r->release);
+	put_uint(j, "calls", r->calls);
+	put_uint(j, "bytes", r->bytes);
+	put_uint(j, "host_ns_total", r->total_ns);
+}
+
+static void memory(struct json *j, const struct model *m)
+{
+	struct pinned_allocs pa = memory_pinned_allocs(m);
+	struct finding f[FIND_KINDS];
+	int n = memory_findings(m, f);
+
+	json_key(j, "pinned_allocs");
+	json_begin_object(j);
+	put_uint(j, "calls", pa.calls);
+	put_uint(j, "bytes", pa.bytes);
+	put_uint(j, "host_ns_total", pa.host_ns);
+	json_end_object(j);
+	json_key(j, "findings");
+	json_begin_array(j);
+	for (int i = 0; i < n; i++) {
+		json_begin_object(j);
+		put_str(j, "id", f[i].id);
+		put_uint(j, "calls", f[i].calls);
+		put_uint(j, "bytes", f[i].bytes);
+		put_uint(j, "ns", f[i].ns);
+		put_str(j, "text", f[i].text);
+		json_end_object(j);
+	}
+	json_end_array(j);
 }
 
 static void set(struct json *j, const struct row *r)
@@ -137,7 +190,18 @@ void report_json(FILE *out, const struct model *m)
 	table(&j, m, "kernels", ROW_KERNEL, kernel);
 	table(&j, m, "graphs", ROW_GRAPH, graph);
 	table(&j, m, "copies", ROW_COPY, copy);
+	table(&j, m, "copy_classes", ROW_COPYCLASS, copy_class);
+	table(&j, m, "host_memory", ROW_HOSTMEM, hostmem);
+	memory(&j, m);
 	table(&j, m, "sets", ROW_SET, set);
 	table(&j, m, "syncs", ROW_SYNC, sync);
+	nccl_report_json(&j, m);
+	callsites_json(&j, m);
+	nvtx_report_json(&j, m);
+	env_report_json(&j, m);
+	json_key(&j, "gpu");            /* the GPU timeline adds its keys here */
+	json_begin_object(&j);
+	env_gpu_json(&j, m);
+	json_end_object(&j);
 	json_end_object(&j);
 }

@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/callsite.h"
 #include "analyzer/demangle.h"
+#include "analyzer/env.h"
+#include "analyzer/memory.h"
+#include "analyzer/nccl.h"
+#include "analyzer/nvtx.h"
 #include "analyzer/report.h"
 #include "analyzer/table.h"
 #include "analyzer/units.h"
@@ -76,11 +81,43 @@ static void copy_cells(const struct row *r, char (*buf)[UNITS_BUF],
 {
 	cells[0] = r->name;
 	cells[1] = direction_name(r->direction);
+	cells[2] = memory_name(r->memory);
+	cells[3] = r->async ? "async" : "sync";
+	cells[4] = count(buf[4], r->calls);
+	cells[5] = fmt_bytes(buf[5], UNITS_BUF, r->bytes);
+	cells[6] = fmt_ns(buf[6], UNITS_BUF, r->total_ns);
+	cells[7] = mean(buf[7], r);
+}
+
+/* Effective bandwidth: bytes over the host time the calls took. */
+static const char *gbps(char *buf, const struct row *r)
+{
+	if (!r->total_ns)
+		return "-";
+	snprintf(buf, UNITS_BUF, "%.2f GB/s", (double)r->bytes / (double)r->total_ns);
+	return buf;
+}
+
+static void class_cells(const struct row *r, char (*buf)[UNITS_BUF],
+			const char **cells)
+{
+	cells[0] = direction_name(r->direction);
+	cells[1] = memory_name(r->memory);
 	cells[2] = r->async ? "async" : "sync";
 	cells[3] = count(buf[3], r->calls);
 	cells[4] = fmt_bytes(buf[4], UNITS_BUF, r->bytes);
 	cells[5] = fmt_ns(buf[5], UNITS_BUF, r->total_ns);
-	cells[6] = mean(buf[6], r);
+	cells[6] = gbps(buf[6], r);
+}
+
+static void hostmem_cells(const struct row *r, char (*buf)[UNITS_BUF],
+			  const char **cells)
+{
+	cells[0] = r->name;
+	cells[1] = count(buf[1], r->calls);
+	cells[2] = fmt_bytes(buf[2], UNITS_BUF, r->bytes);
+	cells[3] = fmt_ns(buf[3], UNITS_BUF, r->total_ns);
+	cells[4] = mean(buf[4], r);
 }
 
 static void set_cells(const struct row *r, char (*buf)[UNITS_BUF],
@@ -114,8 +151,16 @@ static const struct table_column graph_cols[] = {
 	{ "p50", 0 }, { "p99", 0 },
 };
 static const struct table_column copy_cols[] = {
-	{ "API", 1 }, { "Dir", 1 }, { "Mode", 1 }, { "Calls", 0 },
+	{ "API", 1 }, { "Dir", 1 }, { "Memory", 1 }, { "Mode", 1 }, { "Calls", 0 },
 	{ "Bytes", 0 }, { "Host time", 0 }, { "Mean", 0 },
+};
+static const struct table_column class_cols[] = {
+	{ "Dir", 1 }, { "Memory", 1 }, { "Mode", 1 }, { "Calls", 0 },
+	{ "Bytes", 0 }, { "Host time", 0 }, { "Effective", 0 },
+};
+static const struct table_column hostmem_cols[] = {
+	{ "API", 1 }, { "Calls", 0 }, { "Bytes", 0 }, { "Host time", 0 },
+	{ "Mean", 0 },
 };
 static const struct table_column set_cols[] = {
 	{ "API", 1 }, { "Mode", 1 }, { "Calls", 0 }, { "Bytes", 0 },
@@ -133,6 +178,10 @@ static const struct section sections[] = {
 	  ARRAY_SIZE(graph_cols), launch_cells, 0 },
 	{ "Copies (host time in the call)", ROW_COPY, copy_cols,
 	  ARRAY_SIZE(copy_cols), copy_cells, 1 },
+	{ "Copy classes (direction x host memory x mode)", ROW_COPYCLASS,
+	  class_cols, ARRAY_SIZE(class_cols), class_cells, 0 },
+	{ "Pinned host memory (allocations, registrations, frees)", ROW_HOSTMEM,
+	  hostmem_cols, ARRAY_SIZE(hostmem_cols), hostmem_cells, 0 },
 	{ "Memsets (host time in the call)", ROW_SET, set_cols,
 	  ARRAY_SIZE(set_cols), set_cells, 0 },
 	{ "Waits (host time blocked or polling)", ROW_SYNC, wait_cols,
@@ -175,6 +224,36 @@ static void print_section(FILE *out, const struct model *m,
 	free(rows);
 }
 
+/* Findings, wrapped to the report width, each with its numbers. */
+static void print_findings(FILE *out, const struct model *m)
+{
+	struct finding f[FIND_KINDS];
+	int n = memory_findings(m, f);
+
+	if (!n)
+		return;
+	fprintf(out, "\nFindings\n");
+	for (int i = 0; i < n; i++) {
+		const char *s = f[i].text;
+		int first = 1;
+
+		while (*s) {
+			size_t w = REPORT_WIDTH - 4, len = strlen(s);
+
+			if (len > w) {
+				len = w;
+				while (len > 20 && s[len] != ' ')
+					len--;
+			}
+			fprintf(out, "%s%.*s\n", first ? "  - " : "    ", (int)len, s);
+			s += len;
+			while (*s == ' ')
+				s++;
+			first = 0;
+		}
+	}
+}
+
 static void print_header(FILE *out, const struct model *m)
 {
 	char wall[UNITS_BUF], rank[UNITS_BUF] = "";
@@ -206,6 +285,11 @@ void report_text(FILE *out, const struct model *m,
 	size_t i;
 
 	print_header(out, m);
+	print_findings(out, m);
 	for (i = 0; i < ARRAY_SIZE(sections); i++)
 		print_section(out, m, &sections[i], opts->top);
+	nccl_report_text(out, m, opts->top);
+	callsites_print_text(out, m, opts->top);
+	nvtx_report_text(out, m, opts->top);
+	env_report_text(out, m);
 }

@@ -2,18 +2,31 @@
 /*
  * callsite.h - the call stack behind a wait, a pageable copy, an NCCL call
  * or a pinned allocation, as an id into the dump's stack table.
+ *
+ * Settings (read with the others at start):
+ *   GPUTRACE_STACK_DEPTH   native frames, and Python frames, kept per
+ *                          stack (default 24, at most 128; 0: no stacks)
+ *   GPUTRACE_UNWIND        auto, libunwind, libgcc or fp (stack_unwind.h)
+ *   GPUTRACE_PYTHON        1 (default), api (C API only, GIL held) or 0
  */
 #ifndef GPUTRACE_PRELOAD_CALLSITE_H
 #define GPUTRACE_PRELOAD_CALLSITE_H
 
 #include <stdint.h>
 
+#define GT_STACK_DEPTH_MAX 128
+
 /*
  * The id (GT_CHUNK_STACK) of the calling thread's current stack, native
- * frames and, when the thread holds Python's GIL, Python frames; 0 when
- * call sites are off (GPUTRACE_STACK_DEPTH=0) or cannot be taken.
- * Called from inside wrappers on the traced thread.
+ * frames and, where the thread runs Python, Python frames; 0 when call
+ * sites are off (GPUTRACE_STACK_DEPTH=0) or cannot be taken.  Called from
+ * inside wrappers on the traced thread, after gt_rec_begin (the dump is
+ * open then), before the event is committed.  A stack seen before costs
+ * an unwind, a hash and a compare: no lock, allocation or system call.
  */
 uint32_t gt_callsite_capture(void);
+
+/* Read GPUTRACE_STACK_DEPTH, GPUTRACE_UNWIND, GPUTRACE_PYTHON (config.c). */
+void gt_callsite_config(void);
 
 #endif /* GPUTRACE_PRELOAD_CALLSITE_H */

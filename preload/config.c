@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "preload/callsite.h"
 #include "preload/internal.h"
 
 struct gt_config gt_cfg;
@@ -45,6 +46,9 @@ static const struct num_setting s_buffer_mb = { "GPUTRACE_BUFFER_MB", 256, 1, 1 
 static const struct num_setting s_thread_kb = { "GPUTRACE_THREAD_BUFFER_KB", 4096, 1, 1 << 30 };
 static const struct num_setting s_flush_ms = { "GPUTRACE_FLUSH_MS", 20, 1, 60000 };
 static const struct num_setting s_max_func = { "GPUTRACE_MAX_FUNCTIONS", 65536, 16, 1 << 24 };
+static const struct num_setting s_sample_ms = { "GPUTRACE_SAMPLE_MS", 100, 0, 3600000 };
+static const struct num_setting s_max_pinned = { "GPUTRACE_MAX_PINNED", 65536, 16, 1 << 24 };
+static const struct num_setting s_nccl_plugin = { "GPUTRACE_NCCL_PLUGIN", 1, 0, 1 };
 
 void gt_config_load(void)
 {
@@ -56,10 +60,14 @@ void gt_config_load(void)
 	gt_cfg.thread_buffer_bytes = env_number(&s_thread_kb) << 10;
 	gt_cfg.flush_ms = (uint32_t)env_number(&s_flush_ms);
 	gt_cfg.max_functions = (uint32_t)env_number(&s_max_func);
+	gt_cfg.sample_ms = (uint32_t)env_number(&s_sample_ms);
+	gt_cfg.max_pinned = (uint32_t)env_number(&s_max_pinned);
+	gt_cfg.nccl_plugin = (int)env_number(&s_nccl_plugin);
 	if (out && strlen(out) >= sizeof(gt_cfg.output)) {
 		gt_log("gputrace: ignoring GPUTRACE_OUTPUT: longer than %zu bytes\n",
 		       sizeof(gt_cfg.output) - 1);
 		out = NULL;
 	}
 	strcpy(gt_cfg.output, out && *out ? out : "gputrace-%h-%p.bin");
+	gt_callsite_config();
 }

@@ -17,6 +17,7 @@
 #include "preload/dl.h"
 #include "preload/hooks.h"
 #include "preload/internal.h"
+#include "preload/nccl_hooks.h"
 #include "preload/procaddr.h"
 
 typedef void *(*dlsym_fn)(void *, const char *);
@@ -75,13 +76,20 @@ static void *filter(const char *name, void *p)
 {
 	int op;
 
-	if (!p || !name || name[0] != 'c' || name[1] != 'u' || in_hook)
+	if (!p || !name || in_hook || !((name[0] == 'c' && name[1] == 'u') ||
+					(name[0] == 'n' && name[1] == 'c')))
 		return p;
 	in_hook = 1;
-	if (!strcmp(name, "cuGetProcAddress_v2") || !strcmp(name, "cuGetProcAddress"))
+	if (name[0] == 'n')
+		p = gt_nccl_dlsym(name, p);
+	else if (!strcmp(name, "cuGetProcAddress_v2") || !strcmp(name, "cuGetProcAddress"))
 		p = gt_procaddr_dlsym(name, p);
 	else if ((op = gt_op_by_symbol(name)) >= 0)
 		p = gt_swap_dlsym(op, p);
+	else if (name[2] == 'd' && name[3] == 'a')
+		p = gt_runtime_dlsym(name, p);
+	if (!p)                                 /* let dlerror() say why */
+		gt_real_dlsym(RTLD_NEXT, name);
 	in_hook = 0;
 	return p;
 }

@@ -2,11 +2,13 @@
 /*
  * dump_out.c - buffered, append-only writing of chunks.  A failed write
  * (disk full, file gone) stops writing for good and is said once: the
- * traced program goes on.
+ * traced program goes on.  The file never grows past the process's file
+ * size limit (ulimit -f): the kernel would kill the program (SIGXFSZ).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "include/gputrace/format.h"
@@ -25,9 +27,25 @@ int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path)
 	return o->buf ? 0 : -1;
 }
 
+/* Whether writing n more bytes would pass RLIMIT_FSIZE. */
+static int over_size_limit(const struct gt_dump_out *o, size_t n)
+{
+	struct rlimit fs;
+
+	return n && getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY &&
+	       o->bytes_written + n > (uint64_t)fs.rlim_cur;
+}
+
 int gt_dump_out_flush(struct gt_dump_out *o)
 {
 	size_t off = 0;
+
+	if (o->fd >= 0 && over_size_limit(o, o->len)) {
+		gt_log("gputrace: cannot write '%s': the file size limit (ulimit -f) "
+		       "is reached; tracing stops here\n", o->path);
+		close(o->fd);
+		o->fd = -1;
+	}
 
 	while (o->fd >= 0 && off < o->len) {
 		ssize_t n = write(o->fd, o->buf + off, o->len - off);

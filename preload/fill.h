@@ -10,9 +10,11 @@
 #include <cuda.h>
 #include <stdint.h>
 
+#include "include/gputrace/format.h"
 #include "preload/callsite.h"
 #include "preload/functions.h"
 #include "preload/internal.h"
+#include "preload/pinned.h"
 
 #define GT_U64(x) ((uint64_t)(uintptr_t)(x))
 
@@ -113,6 +115,88 @@ static inline void gt_fill_wait(struct gt_rec *r, uint64_t handle, CUstream hs)
 {
 	gt_fill_obj(r, handle, hs);
 	r->stack = gt_callsite_capture();
+}
+
+/*
+ * What host memory a copy touches, and the two costly cases: an async copy
+ * of pageable memory (the driver stages it; the host waits) and a
+ * synchronous copy of pinned memory (the host waits for nothing).  A
+ * pageable copy also gets its call site.
+ */
+static inline void gt_copy_classify(struct gt_rec *r, int dir, int async)
+{
+	uint32_t kind;
+
+	switch (dir) {
+	case GT_DIR_HTOD:
+		kind = gt_memory_kind(r->u.copy.src);
+		break;
+	case GT_DIR_DTOH:
+		kind = gt_memory_kind(r->u.copy.dst);
+		break;
+	case GT_DIR_DTOD:
+	case GT_DIR_PTOP:
+		kind = GT_MEM_DEVICE;
+		break;
+	default: {                              /* either side may be host */
+		uint32_t s = gt_memory_kind(r->u.copy.src);
+		uint32_t d = gt_memory_kind(r->u.copy.dst);
+
+		kind = s == GT_MEM_PAGEABLE || d == GT_MEM_PAGEABLE ? GT_MEM_PAGEABLE
+		     : s == GT_MEM_PINNED || d == GT_MEM_PINNED ? GT_MEM_PINNED
+		     : s == GT_MEM_MANAGED || d == GT_MEM_MANAGED ? GT_MEM_MANAGED
+		     : s == GT_MEM_DEVICE && d == GT_MEM_DEVICE ? GT_MEM_DEVICE
+		     : GT_MEM_UNKNOWN;
+		break;
+	}
+	}
+	if (async && kind == GT_MEM_PAGEABLE)
+		kind |= GT_COPYF_STAGED;
+	if (!async && kind == GT_MEM_PINNED)
+		kind |= GT_COPYF_SYNC_PINNED;
+	r->u.copy.memory = kind;
+	if ((kind & GT_MEM_MASK) == GT_MEM_PAGEABLE)
+		r->stack = gt_callsite_capture();
+}
+
+/*
+ * Pinned host memory calls: for allocations the pointer comes after the
+ * call; a free's size is read before it (the runtime's free ends in the
+ * driver's, which forgets the range first).
+ */
+static inline void gt_fill_hostalloc(struct gt_rec *r, unsigned int flags,
+				     const void *freed)
+{
+	r->stream = 0;
+	r->u.copy.bytes = freed ? gt_pinned_size(GT_U64(freed)) : 0;
+	r->u.copy.src = GT_U64(freed);
+	r->u.copy.dst = 0;
+	r->u.copy.count = 1;
+	r->u.copy.memory = flags;
+	r->stack = gt_callsite_capture();
+}
+
+/* After an allocation or registration (r may be NULL: not recorded). */
+static inline void gt_pinned_after_alloc(struct gt_rec *r, int res, void **pp,
+					 size_t bytes, unsigned int flags)
+{
+	uint64_t p = res == CUDA_SUCCESS && pp ? GT_U64(*pp) : 0;
+
+	if (p)
+		gt_pinned_add(p, bytes, flags);
+	if (r) {
+		r->u.copy.bytes = bytes;
+		r->u.copy.src = p;
+	}
+}
+
+/* After a free or unregistration: forget the range. */
+static inline void gt_pinned_after_free(struct gt_rec *r, int res, void *p)
+{
+	uint64_t bytes = res == CUDA_SUCCESS ? gt_pinned_remove(GT_U64(p)) : 0;
+
+	if (r && bytes)
+		r->u.copy.bytes = bytes;
 }
 
 #endif /* GPUTRACE_PRELOAD_FILL_H */

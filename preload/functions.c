@@ -30,6 +30,7 @@ static uint64_t slot_mask;
 static struct gt_func_info *infos; /* by id; infos[0] unused */
 static _Atomic uint32_t next_id;
 static uint32_t max_id;
+static _Atomic int publishing;      /* threads between claim and publish */
 
 int gt_func_table_init(void)
 {
@@ -125,12 +126,37 @@ uint32_t gt_func_id(const void *handle)
 			return wait_id(s);
 		if (k != 0)
 			continue;
-		if (atomic_compare_exchange_strong(&s->key, &k, key))
-			return publish(s, key);
+		atomic_fetch_add(&publishing, 1);       /* see gt_func_after_fork */
+		if (atomic_compare_exchange_strong(&s->key, &k, key)) {
+			uint32_t id = publish(s, key);
+
+			atomic_fetch_sub(&publishing, 1);
+			return id;
+		}
+		atomic_fetch_sub(&publishing, 1);
 		if (k == key)
 			return wait_id(s);
 	}
 	return 0;
+}
+
+/*
+ * Fork child: the new dump must define every function again, and a slot
+ * that a parent's thread had claimed but not yet published at the fork
+ * never will be (that thread is not in the child): it stays unnamed.
+ */
+void gt_func_after_fork(void)
+{
+	uint32_t n = gt_func_count();
+
+	for (uint32_t id = 1; id <= n; id++)
+		infos[id].written = 0;
+	if (!atomic_load(&publishing) || !slots)
+		return;
+	for (uint64_t i = 0; i <= slot_mask; i++)
+		if (atomic_load(&slots[i].key) && !atomic_load(&slots[i].id))
+			atomic_store(&slots[i].id, ID_FULL);
+	atomic_store(&publishing, 0);
 }
 
 uint32_t gt_func_count(void)

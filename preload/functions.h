@@ -27,4 +27,7 @@ struct gt_func_info *gt_func_info(uint32_t id);
 
 int gt_func_table_init(void);
 
+/* Fork child: functions are written again in its dump (fork.c). */
+void gt_func_after_fork(void);
+
 #endif /* GPUTRACE_PRELOAD_FUNCTIONS_H */

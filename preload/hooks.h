@@ -48,7 +48,11 @@ static inline int gt_slot_accept(_Atomic(void *) *slot, void *real)
 /* Our wrapper for what the real cuGetProcAddress returned for op. */
 void *gt_swap_indirect(int op, void *real);
 
-/* Our wrapper for what dlsym found for op's symbol, if it is the driver's. */
+/* Our wrapper for what dlsym found for op's symbol, if it is the driver's;
+ * NULL for our own export when no driver function stands behind it. */
 void *gt_swap_dlsym(int op, void *p);
+
+/* The same for the runtime's names (runtime_hooks.c). */
+void *gt_runtime_dlsym(const char *name, void *p);
 
 #endif /* GPUTRACE_PRELOAD_HOOKS_H */

@@ -47,6 +47,20 @@ struct gt_rec {
 		struct {
 			uint64_t handle;    /* graph, event, stream or context */
 		} obj;
+		struct {
+			uint64_t range;     /* nvtxRangeStart id, else 0 */
+			uint32_t msg;       /* string id, 0 = none */
+			uint32_t domain;    /* GT_CHUNK_NVTX id, 0 = default */
+			uint32_t category;
+		} nvtx;
+		struct {
+			uint64_t count;     /* GT_NCCL_ARGS (format.h) */
+			uint64_t bytes;
+			uint32_t comm;
+			uint32_t peer;      /* root or peer + 1, 0 none */
+			uint32_t redop;     /* ncclRedOp_t + 1, 0 none */
+			uint8_t dtype;      /* ncclDataType_t + 1, 0 none */
+		} nccl;
 	} u;
 };
 
@@ -61,6 +75,9 @@ struct gt_config {
 	uint64_t thread_buffer_bytes; /* GPUTRACE_THREAD_BUFFER_KB */
 	uint32_t flush_ms;          /* GPUTRACE_FLUSH_MS */
 	uint32_t max_functions;     /* GPUTRACE_MAX_FUNCTIONS */
+	uint32_t sample_ms;         /* GPUTRACE_SAMPLE_MS, 0 = no sampler */
+	uint32_t max_pinned;        /* GPUTRACE_MAX_PINNED */
+	int nccl_plugin;            /* GPUTRACE_NCCL_PLUGIN */
 };
 
 extern struct gt_config gt_cfg;

@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lifecycle.c - start (settings, tables), fork and exit.
+ * lifecycle.c - start (settings, tables, the fork, exec and signal
+ * watchers) and exit.
  *
  * Nothing is opened at start: the dump is created at the first traced call,
- * so a process that never uses CUDA leaves no file.  At exit the writer
- * drains every ring, ends the dump and prints where it is.
+ * so a process that never uses CUDA leaves no file, and our signal
+ * handlers are put in place only then (signals.h).  At exit the writer
+ * drains every ring, ends the dump and prints where it is.  A process that
+ * ends without exit (SIGKILL, os._exit) keeps what the writer flushed, at
+ * most GPUTRACE_FLUSH_MS before the end.
  */
 #include <pthread.h>
 
+#include "preload/exec.h"
+#include "preload/fork.h"
 #include "preload/functions.h"
+#include "preload/gpu_window.h"
+#include "preload/pinned.h"
 #include "preload/internal.h"
 #include "preload/ring.h"
+#include "preload/signals.h"
 #include "preload/writer.h"
 
 atomic_int gt_active;
@@ -18,12 +27,11 @@ atomic_uint gt_generation = 1;
 uint64_t gt_start_ns, gt_start_realtime_ns;
 static atomic_int initialised;
 
-static void after_fork_child(void)
+/* At the writer's first cycle: the program uses CUDA, so watch signals. */
+static void arm_signals(int final)
 {
-	atomic_fetch_add(&gt_generation, 1);
-	gt_ring_forget_all();
-	gt_writer_forget();
-	gt_start_ns = gt_now();
+	if (!final)
+		gt_signals_arm();
 }
 
 void gt_init(void)
@@ -36,13 +44,20 @@ void gt_init(void)
 	clock_gettime(CLOCK_REALTIME, &rt);
 	gt_start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
 	gt_config_load();
+	gt_signals_init();
+	gt_exec_init();
 	if (!gt_cfg.enabled)
 		return;
-	if (gt_func_table_init()) {
+	if (gt_func_table_init() || gt_pinned_init(gt_cfg.max_pinned)) {
 		gt_log("gputrace: out of memory at start; tracing off\n");
 		return;
 	}
-	pthread_atfork(NULL, NULL, after_fork_child);
+	if (gt_fork_init()) {
+		gt_log("gputrace: cannot watch fork (out of memory); tracing off\n");
+		return;
+	}
+	gt_writer_on_cycle(arm_signals);
+	gt_gpu_init();
 	atomic_store(&gt_active, 1);
 }
 

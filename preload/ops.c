@@ -11,7 +11,18 @@
 	[GT_OP_##sym] = { #sym, #api, ver, GT_PAIR_FIRST kd, GT_PAIR_SECOND kd, fl },
 
 const struct gt_op_desc gt_ops[GT_OP_COUNT] = {
-#define X(sym, api, ver, sfx, kd, fl, P, A, F) GT_OP_DESC(sym, api, ver, kd, fl)
+#define X(sym, api, ver, sfx, kd, fl, P, A, F, POST) GT_OP_DESC(sym, api, ver, kd, fl)
 #include "preload/hooks.def"
 #undef X
+#define R(sym, P, A, fl, F, POST) \
+	GT_OP_DESC(sym, sym, 0, (GT_KIND_HOSTALLOC, GT_DIR_NONE), fl)
+#include "preload/runtime.def"
+#undef R
+#define N(sym, fl, P, A, PRE, POST) \
+	GT_OP_DESC(sym, sym, 0, (GT_KIND_NCCL, GT_DIR_NONE), fl)
+#include "preload/nccl.def"
+#undef N
+#define V(sym, what) GT_OP_DESC(sym, sym, 0, (GT_KIND_NVTX, what), 0)
+#include "preload/nvtx_ops.def"
+#undef V
 };

@@ -4,6 +4,9 @@
  * tables of each family of intercepted calls:
  *
  *   hooks.def     CUDA driver entry points       X(symbol, api, ...)
+ *   runtime.def   CUDA runtime pinned memory      R(symbol, ...)
+ *   nccl.def      NCCL calls                      N(symbol, ...)
+ *   nvtx_ops.def  NVTX calls (injection)          V(op, what)
  *
  * A family adds its table here and in ops.c with an adapter macro that
  * picks (symbol, api, kind_dir, flags) from its own columns.  The ids are
@@ -21,6 +24,15 @@ enum gt_op {
 #undef X
 	GT_OP_DRIVER_END,           /* driver ops are [0, GT_OP_DRIVER_END) */
 	/* other families' ops follow here */
+#define R(sym, ...) GT_OP_##sym,
+#include "preload/runtime.def"
+#undef R
+#define N(sym, ...) GT_OP_##sym,
+#include "preload/nccl.def"
+#undef N
+#define V(sym, ...) GT_OP_##sym,
+#include "preload/nvtx_ops.def"
+#undef V
 	GT_OP_COUNT
 };
 

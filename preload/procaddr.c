@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "preload/cupti.h"
 #include "preload/dl.h"
 #include "preload/hooks.h"
 #include "preload/internal.h"
@@ -98,6 +99,7 @@ GT_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn,
 	PFN_cuGetProcAddress_v11030 real = (PFN_cuGetProcAddress_v11030)real_gpa(0);
 	CUresult res;
 
+	gt_cupti_early();           /* CUPTI first: before CUDA initializes */
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	res = real(symbol, pfn, version, flags);
@@ -113,6 +115,7 @@ GT_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
 	PFN_cuGetProcAddress_v12000 real = (PFN_cuGetProcAddress_v12000)real_gpa(1);
 	CUresult res;
 
+	gt_cupti_early();           /* CUPTI first: before CUDA initializes */
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	res = real(symbol, pfn, version, flags, status);

@@ -7,8 +7,12 @@
  * state).  Rings are pushed on a list that only grows at its head (CAS);
  * the writer thread is the only one that walks it and the only one that
  * unlinks, which it does for drained rings of exited threads (never the
- * head, so a concurrent push cannot race).  Unlinked rings wait on a free
- * list, under a mutex that only thread start and the writer take.
+ * head, so a concurrent push cannot race; the head itself is unlinked with
+ * a CAS, which a concurrent push makes fail).  Unlinked rings wait on a
+ * free list, under a mutex that only thread start and the writer take.
+ * When the memory budget is spent and rings of exited threads wait to be
+ * taken back, a starting thread has the writer run a cycle at once (at
+ * most GT_RING_WAIT_MS, once per thread) rather than going without.
  */
 #include <pthread.h>
 #include <string.h>
@@ -27,6 +31,7 @@ static _Atomic uint64_t ring_bytes_used;
 static _Atomic uint32_t ring_index;
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gt_ring *free_list;
+static atomic_int exited_pending;   /* rings of exited threads not yet free */
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int exit_key_made;
@@ -35,6 +40,7 @@ static void thread_exited(void *arg)
 {
 	struct gt_ring *ring = arg;
 
+	atomic_fetch_add(&exited_pending, 1);
 	atomic_store_explicit(&ring->exited, 1, memory_order_release);
 	gt_self.ring = NULL;
 }
@@ -106,6 +112,9 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t)
 	ring = ring_from_free_list();
 	if (!ring)
 		ring = ring_map();
+	if (!ring && atomic_load(&exited_pending) &&
+	    gt_writer_cycle_wait(GT_RING_WAIT_MS) == 0)
+		ring = ring_from_free_list();   /* exited threads' rings, taken back */
 	if (!ring) {
 		t->no_ring = 1;
 		gt_warn_once("gputrace: GPUTRACE_BUFFER_MB is spent: events of "
@@ -143,10 +152,24 @@ static int ring_done(struct gt_ring *ring)
 	       atomic_load(&ring->drops) == ring->drops_reported;
 }
 
+static void ring_free(struct gt_ring *ring)
+{
+	pthread_mutex_lock(&free_lock);
+	ring->next = free_list;
+	free_list = ring;
+	pthread_mutex_unlock(&free_lock);
+	atomic_fetch_sub(&exited_pending, 1);
+}
+
 void gt_ring_collect(void)
 {
 	struct gt_ring *prev = gt_ring_first(), *ring;
 
+	if (prev && ring_done(prev) &&
+	    atomic_compare_exchange_strong(&ring_list, &prev, prev->next)) {
+		ring_free(prev);        /* the head: unless a push came first */
+		prev = gt_ring_first();
+	}
 	if (!prev)
 		return;
 	while ((ring = prev->next) != NULL) {
@@ -155,10 +178,7 @@ void gt_ring_collect(void)
 			continue;
 		}
 		prev->next = ring->next;
-		pthread_mutex_lock(&free_lock);
-		ring->next = free_list;
-		free_list = ring;
-		pthread_mutex_unlock(&free_lock);
+		ring_free(ring);
 	}
 }
 
@@ -180,5 +200,6 @@ void gt_ring_forget_all(void)
 		pthread_setspecific(exit_key, NULL);
 	atomic_store(&ring_bytes_used, 0);
 	atomic_store(&gt_drops_no_ring, 0);
+	atomic_store(&exited_pending, 0);
 	pthread_mutex_init(&free_lock, NULL);
 }

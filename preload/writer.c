@@ -5,9 +5,10 @@
  * exit.
  *
  * Only this thread (or the exit path, after it stopped) touches the dump
- * and the id maps, so nothing here needs a lock but the condition variable
- * used to wake it early at exit.  If the dump cannot be written, records
- * are still consumed and counted as dropped, so the program never waits.
+ * and the id maps, so nothing here needs a lock; the thread sleeps on a
+ * futex that exit, exec and signal handlers (async-signal-safe) can wake.
+ * If the dump cannot be written, records are still consumed and counted
+ * as dropped, so the program never waits.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -25,18 +26,26 @@
 #include "preload/output_path.h"
 #include "preload/process_info.h"
 #include "preload/ring.h"
+#include "preload/sampler.h"
+#include "preload/signals.h"
 #include "preload/writer.h"
 
 #define EV_CHUNK_MAX (256u << 10)   /* payload bytes per events chunk */
-#define EV_REC_MAX (10 * GT_VARINT_MAX)
+#define EV_REC_MAX (16 * GT_VARINT_MAX)   /* 5 common + up to 11 args */
 
 static struct {
 	atomic_int started;
 	int thread_running;
 	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int stop;
+	_Atomic int stop;
+	_Atomic uint32_t wake;          /* futex: bumped to wake the thread */
+	_Atomic int end_req;            /* a signal asks the thread to end */
+	_Atomic int alive;              /* the thread runs writer_main */
+	_Atomic int ended;              /* the END chunk is being written */
+	_Atomic uint32_t end_done;      /* futex: ... and it is out */
+	_Atomic uint32_t cycles;        /* futex: drains done */
+	pid_t pid;                      /* the process the dump belongs to */
+	uint64_t end_off;               /* exec: where the END chunk starts */
 	char path[4096];
 	struct gt_dump_out out;
 	struct gt_idmap shapes, streams;
@@ -50,8 +59,7 @@ static struct {
 	size_t ev_len;
 	uint32_t ev_count;
 	uint64_t prev_t0;
-} w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-	.side_lock = PTHREAD_MUTEX_INITIALIZER };
+} w = { .side_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void (*cycle_hooks[GT_CYCLE_HOOKS])(int final);
 static _Atomic int n_cycle_hooks;
@@ -71,6 +79,9 @@ static uint8_t kind_nargs(uint8_t kind)
 	case GT_KIND_COPY: return 6;
 	case GT_KIND_SET: return 2;
 	case GT_KIND_SYNC: return 2;
+	case GT_KIND_HOSTALLOC: return 4;
+	case GT_KIND_NCCL: return GT_NCCL_ARGS;
+	case GT_KIND_NVTX: return 4;
 	default: return 1;
 	}
 }
@@ -201,8 +212,29 @@ static void encode(const struct gt_rec *r)
 		p = gt_varint_put(p, r->u.copy.bytes);
 		p = gt_varint_put(p, r->u.copy.dst);
 		break;
+	case GT_KIND_HOSTALLOC:
+		p = gt_varint_put(p, r->u.copy.bytes);
+		p = gt_varint_put(p, r->u.copy.src);
+		p = gt_varint_put(p, r->u.copy.memory);
+		p = gt_varint_put(p, r->stack);
+		break;
 	case GT_KIND_SYNC:
 		p = gt_varint_put(p, r->u.obj.handle);
+		p = gt_varint_put(p, r->stack);
+		break;
+	case GT_KIND_NVTX:
+		p = gt_varint_put(p, r->u.nvtx.msg);
+		p = gt_varint_put(p, r->u.nvtx.domain);
+		p = gt_varint_put(p, r->u.nvtx.range);
+		p = gt_varint_put(p, r->u.nvtx.category);
+		break;
+	case GT_KIND_NCCL:                  /* GT_NCCL_ARGS, in that order */
+		p = gt_varint_put(p, r->u.nccl.count);
+		p = gt_varint_put(p, r->u.nccl.bytes);
+		p = gt_varint_put(p, r->u.nccl.comm);
+		p = gt_varint_put(p, r->u.nccl.peer);
+		p = gt_varint_put(p, r->u.nccl.dtype);
+		p = gt_varint_put(p, r->u.nccl.redop);
 		p = gt_varint_put(p, r->stack);
 		break;
 	default:                            /* graph: one handle */
@@ -359,25 +391,113 @@ static void drain(int final)
 	gt_dump_out_flush(&w.out);
 }
 
+/*
+ * The last drain, the END chunk, the line on stderr: once per dump, by
+ * the exit path, exec, or the writer thread when a signal asks.
+ */
+static void end_dump(void)
+{
+	struct gt_end end;
+
+	if (atomic_exchange(&w.ended, 1))
+		return;
+	drain(1);                           /* ends with a flush */
+	w.end_off = w.out.bytes_written + w.out.len;
+	end = (struct gt_end){ .end_ns = gt_now(), .events = w.events,
+			       .dropped = w.dropped };
+	gt_dump_out_chunk(&w.out, GT_CHUNK_END, &end, sizeof(end));
+	if (gt_dump_out_flush(&w.out) == 0)
+		gt_log("gputrace: wrote %s (%llu events, %llu dropped)\n", w.path,
+		       (unsigned long long)w.events, (unsigned long long)w.dropped);
+	atomic_store(&w.end_done, 1);
+	gt_futex_wake(&w.end_done);
+}
+
+static __thread int in_writer __attribute__((tls_model("initial-exec")));
+
+/* Drain every flush_ms; woken early by gt_writer_finish or a signal. */
 static void *writer_main(void *arg)
 {
-	pthread_mutex_lock(&w.lock);
-	while (!w.stop) {
-		struct timespec until;
+	in_writer = 1;
+	for (;;) {
+		uint32_t seen = atomic_load(&w.wake);
 
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += (long)gt_cfg.flush_ms * 1000000L;
-		until.tv_sec += until.tv_nsec / 1000000000L;
-		until.tv_nsec %= 1000000000L;
-		pthread_cond_timedwait(&w.cond, &w.lock, &until);
-		if (w.stop)
+		if (atomic_load(&w.stop))
 			break;
-		pthread_mutex_unlock(&w.lock);
+		if (atomic_load(&w.end_req)) {
+			end_dump();
+			break;
+		}
+		gt_futex_wait(&w.wake, seen, gt_cfg.flush_ms);
+		if (atomic_load(&w.stop) || atomic_load(&w.end_req))
+			continue;
 		drain(0);
-		pthread_mutex_lock(&w.lock);
+		atomic_fetch_add(&w.cycles, 1);
+		gt_futex_wake(&w.cycles);
 	}
-	pthread_mutex_unlock(&w.lock);
+	atomic_store(&w.alive, 0);
 	return NULL;
+}
+
+static void start_thread(void)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);                   /* signals go to the program's threads */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	atomic_store(&w.alive, 1);
+	w.thread_running = pthread_create(&w.thread, NULL, writer_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!w.thread_running) {
+		atomic_store(&w.alive, 0);
+		gt_log("gputrace: cannot start the writer thread; events beyond the "
+		       "buffers are dropped\n");
+	}
+}
+
+static void stop_thread(void)
+{
+	if (!w.thread_running)
+		return;
+	atomic_store(&w.stop, 1);
+	atomic_fetch_add(&w.wake, 1);
+	gt_futex_wake(&w.wake);
+	pthread_join(w.thread, NULL);
+	w.thread_running = 0;
+	atomic_store(&w.stop, 0);
+}
+
+int gt_writer_cycle_wait(unsigned ms)
+{
+	uint64_t deadline = gt_now() + (uint64_t)ms * 1000000u, now;
+	uint32_t want = atomic_load(&w.cycles) + 2, seen;
+
+	if (!atomic_load(&w.alive) || in_writer)
+		return -1;
+	while ((int32_t)((seen = atomic_load(&w.cycles)) - want) < 0) {
+		if ((now = gt_now()) >= deadline || !atomic_load(&w.alive))
+			return -1;
+		atomic_fetch_add(&w.wake, 1);
+		gt_futex_wake(&w.wake);
+		gt_futex_wait(&w.cycles, seen,
+			      (unsigned)((deadline - now) / 1000000u) + 1);
+	}
+	return 0;
+}
+
+int gt_writer_end_async(unsigned ms)
+{
+	uint64_t deadline = gt_now() + (uint64_t)ms * 1000000u, now;
+
+	if (!atomic_load(&w.started) || !atomic_load(&w.alive) || in_writer)
+		return atomic_load(&w.end_done) ? 0 : -1;
+	atomic_store(&w.end_req, 1);
+	atomic_fetch_add(&w.wake, 1);
+	gt_futex_wake(&w.wake);
+	while (!atomic_load(&w.end_done) && (now = gt_now()) < deadline)
+		gt_futex_wait(&w.end_done, 0,
+			      (unsigned)((deadline - now) / 1000000u) + 1);
+	return atomic_load(&w.end_done) ? 0 : -1;
 }
 
 static int open_dump(void)
@@ -415,47 +535,49 @@ static int open_dump(void)
 
 void gt_writer_start(void)
 {
-	sigset_t all, old;
-
 	if (atomic_exchange(&w.started, 1))
 		return;
+	w.pid = getpid();
 	if (open_dump()) {
 		atomic_store(&gt_active, 0);
 		return;
 	}
-	sigfillset(&all);                   /* signals go to the program's threads */
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	w.thread_running = pthread_create(&w.thread, NULL, writer_main, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!w.thread_running)
-		gt_log("gputrace: cannot start the writer thread; events beyond the "
-		       "buffers are dropped\n");
+	start_thread();
+	gt_sampler_start();                 /* environment, then samples */
 }
 
 void gt_writer_finish(void)
 {
-	struct gt_end end;
-
 	if (!atomic_load(&w.started) || !w.out.buf)
 		return;
-	if (w.thread_running) {
-		pthread_mutex_lock(&w.lock);
-		w.stop = 1;
-		pthread_cond_signal(&w.cond);
-		pthread_mutex_unlock(&w.lock);
-		pthread_join(w.thread, NULL);
-		w.thread_running = 0;
-	}
-	drain(1);
-	end = (struct gt_end){ .end_ns = gt_now(), .events = w.events,
-			       .dropped = w.dropped };
-	gt_dump_out_chunk(&w.out, GT_CHUNK_END, &end, sizeof(end));
-	if (gt_dump_out_flush(&w.out) == 0)
-		gt_log("gputrace: wrote %s (%llu events, %llu dropped)\n", w.path,
-		       (unsigned long long)w.events, (unsigned long long)w.dropped);
+	stop_thread();
+	end_dump();
 	gt_dump_out_close(&w.out);
 	gt_idmap_free(&w.shapes);
 	gt_idmap_free(&w.streams);
+}
+
+int gt_writer_exec_end(void)
+{
+	if (!atomic_load(&w.started) || !w.out.buf || w.out.fd < 0 ||
+	    atomic_load(&w.ended) || w.pid != getpid())
+		return 0;               /* no dump, or a vfork parent's */
+	stop_thread();
+	end_dump();
+	return 1;
+}
+
+void gt_writer_exec_failed(void)
+{
+	int fd = w.out.fd;
+
+	if (fd < 0 || ftruncate(fd, (off_t)w.end_off) ||
+	    lseek(fd, (off_t)w.end_off, SEEK_SET) < 0)
+		return;                 /* the dump stays as it ended */
+	w.out.bytes_written = w.end_off;
+	atomic_store(&w.end_done, 0);
+	atomic_store(&w.ended, 0);
+	start_thread();
 }
 
 void gt_writer_forget(void)
@@ -466,7 +588,5 @@ void gt_writer_forget(void)
 	gt_idmap_free(&w.shapes);
 	gt_idmap_free(&w.streams);
 	memset(&w, 0, offsetof(__typeof__(w), ev));
-	pthread_mutex_init(&w.lock, NULL);
-	pthread_cond_init(&w.cond, NULL);
 	pthread_mutex_init(&w.side_lock, NULL);
 }

@@ -22,6 +22,30 @@ void gt_writer_finish(void);
 void gt_writer_forget(void);
 
 /*
+ * From a signal handler (async-signal-safe): ask the writer thread to end
+ * the dump now (drain, END) and wait at most ms for it.  Returns 0 when
+ * the dump is ended, -1 when it is not (no dump or no writer thread, the
+ * caller is the writer thread itself, or it took too long).
+ */
+int gt_writer_end_async(unsigned ms);
+
+/*
+ * Before exec replaces the process image: end this process's dump (not a
+ * vfork parent's: the owner's pid is checked).  Returns 1 if it did.
+ * If the exec then fails, gt_writer_exec_failed takes the END back
+ * (truncates it) and the same dump goes on.
+ */
+int gt_writer_exec_end(void);
+void gt_writer_exec_failed(void);
+
+/*
+ * Have the writer thread run two full cycles now (drain, take back rings
+ * of exited threads) and wait at most ms for them.  0 when done, -1 when
+ * there is no writer thread, the caller is it, or it took too long.
+ */
+int gt_writer_cycle_wait(unsigned ms);
+
+/*
  * Chunks from threads other than the traced hot path (CUPTI's buffer
  * thread, the sampler, one-time set-up): copied under a mutex into a side
  * buffer that the writer thread writes before the ring events it drains

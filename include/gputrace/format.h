@@ -27,6 +27,12 @@
  *     GT_KIND_SYNC       handle (event, stream or context), stack
  *     GT_KIND_HOSTALLOC  bytes, host pointer, flags, stack
  *     GT_KIND_NCCL       see GT_NCCL_ARGS
+ *     GT_KIND_NVTX       message (string id, 0 = none), domain
+ *                        (GT_CHUNK_NVTX id, 0 = the default domain), range
+ *                        (nvtxRangeStart's id, else 0), category; the op's
+ *                        direction field says which call (enum gt_nvtx_op),
+ *                        dur is 0 and result is the nesting level a push
+ *                        or pop returned
  *   A reader reads nargs varints whatever the kind, so it can skip kinds
  *   it does not know; arguments a newer writer appends are ignored by an
  *   older reader, and missing trailing ones read as 0.
@@ -84,15 +90,16 @@ enum gt_chunk_type {
 	GT_CHUNK_END = 9,      /* struct gt_end */
 	GT_CHUNK_NOTE = 10,    /* uint32_t level, then the text (no NUL) */
 	/* numbers kept for parts being added; readers skip them until then */
-	GT_CHUNK_STACK = 11,   /* a call stack (issue: call sites) */
-	GT_CHUNK_MODULES = 12, /* loaded modules, to symbolize stacks */
+	GT_CHUNK_STACK = 11,   /* struct gt_stack, its frames (see below) */
+	GT_CHUNK_MODULES = 12, /* loaded objects, to symbolize stacks */
 	GT_CHUNK_GPU = 13,     /* CUPTI activity records */
-	GT_CHUNK_NVTX = 14,    /* NVTX ranges and marks */
-	GT_CHUNK_SAMPLE = 15,  /* NVML and /proc samples */
-	GT_CHUNK_ENV = 16,     /* machine and software at start */
-	GT_CHUNK_NCCL_COMM = 17, /* an NCCL communicator */
+	GT_CHUNK_NVTX = 14,    /* struct gt_nvtx_def: NVTX domain names */
+	GT_CHUNK_SAMPLE = 15,  /* NVML and /proc samples (gt_info_header) */
+	GT_CHUNK_ENV = 16,     /* machine and software (gt_info_header) */
+	GT_CHUNK_NCCL_COMM = 17, /* struct gt_nccl_comm (see below) */
 	GT_CHUNK_WINDOW = 18,  /* a span with GPU timing */
 	GT_CHUNK_CLOCK = 19,   /* GPU/host clock pairs */
+	GT_CHUNK_NCCL_PROF = 20, /* NCCL profiler plugin records (below) */
 };
 
 struct gt_process {
@@ -111,6 +118,7 @@ enum gt_kind {
 	GT_KIND_SYNC = 5,      /* host waits or queries */
 	GT_KIND_HOSTALLOC = 6, /* pinned host memory: allocate, register, free */
 	GT_KIND_NCCL = 7,      /* NCCL collectives, p2p, groups, communicators */
+	GT_KIND_NVTX = 8,      /* NVTX ranges, marks and names (injection) */
 };
 
 /* Host memory behind a copy (GT_KIND_COPY memory argument, low 4 bits). */
@@ -141,6 +149,7 @@ enum gt_direction {
 #define GT_OPF_ASYNC (1u << 0)      /* stream-ordered: the call may return
                                        before the work is done */
 #define GT_OPF_PTSZ (1u << 1)       /* per-thread default stream variant */
+#define GT_OPF_RELEASE (1u << 2)    /* host memory ops: frees or unregisters */
 
 struct gt_op_info {
 	uint16_t op;                /* the id events use */
@@ -196,6 +205,384 @@ struct gt_end {
 	uint64_t end_ns;
 	uint64_t events;            /* events written in the whole dump */
 	uint64_t dropped;           /* events lost in the whole run */
+};
+
+/*
+ * GT_CHUNK_STACK: one distinct call stack, written once, before the first
+ * event that names it.  struct gt_stack, then `native` uint64_t return
+ * addresses (innermost first; the caller of the traced function first),
+ * then `python` struct gt_pyframe (innermost first).
+ */
+struct gt_stack {
+	uint32_t id;                /* >= 1; events say 0 for no stack */
+	uint16_t native;
+	uint16_t python;
+};
+
+struct gt_pyframe {
+	uint32_t file_str;          /* the code's file name */
+	uint32_t func_str;          /* its qualified name: Trainer.step */
+	uint32_t line;              /* the line being run, 0 = unknown */
+	uint32_t reserved;
+};
+
+/*
+ * GT_CHUNK_MODULES: objects loaded in the process, to turn return
+ * addresses into (file, offset) offline.  uint32_t count, uint32_t
+ * reserved, then count struct gt_module.  Each chunk adds the objects
+ * that appeared since the previous one; a later module over the same
+ * addresses replaces an earlier one for the stacks that follow it.
+ */
+struct gt_module {
+	uint64_t base;              /* load bias: address - ELF virtual address */
+	uint64_t start;             /* lowest address of its PT_LOAD segments */
+	uint64_t size;              /* bytes from start to the end of the last */
+	uint32_t path_str;          /* file name as loaded, 0 = unknown */
+	uint8_t build_id_len;       /* bytes of build_id used, 0 = none */
+	uint8_t reserved[3];
+	uint8_t build_id[32];       /* NT_GNU_BUILD_ID, usually 20 bytes */
+};                                  /* 64 bytes */
+
+/*
+ * GT_KIND_NCCL events carry GT_NCCL_ARGS varints, in this order:
+ *   count   the call's element count (ncclAllGather: sendcount,
+ *           ncclReduceScatter: recvcount); set-up calls: ranks of the new
+ *           communicator (ncclCommInitAll: communicators made);
+ *           ncclGroupEnd closing the outermost group: the NCCL calls the
+ *           thread made inside the group
+ *   bytes   count x the datatype's size: the bytes this rank passes in
+ *           its count argument (ncclAllGather: the bytes each rank sends)
+ *   comm    GT_CHUNK_NCCL_COMM id; set-up calls: the communicator made;
+ *           0 = none (groups) or not known
+ *   peer    root (rooted collectives) or peer (send, recv) + 1; set-up
+ *           calls: this rank + 1; 0 = none
+ *   dtype   ncclDataType_t + 1, 0 = none
+ *   redop   ncclRedOp_t + 1, 0 = none
+ *   stack   GT_CHUNK_STACK id, 0 = none
+ */
+enum gt_nccl_arg {
+	GT_NCCL_COUNT, GT_NCCL_BYTES, GT_NCCL_COMM, GT_NCCL_PEER,
+	GT_NCCL_DTYPE, GT_NCCL_REDOP, GT_NCCL_STACK,
+	GT_NCCL_ARGS            /* how many */
+};
+
+/* How a communicator came to be (gt_nccl_comm.how). */
+enum gt_nccl_how {
+	GT_NCCL_SEEN = 0,       /* first seen in a call; made untraced */
+	GT_NCCL_INIT_RANK = 1,  /* ncclCommInitRank */
+	GT_NCCL_INIT_CONFIG = 2, /* ncclCommInitRankConfig */
+	GT_NCCL_INIT_ALL = 3,   /* ncclCommInitAll */
+	GT_NCCL_SPLIT = 4,      /* ncclCommSplit */
+	GT_NCCL_PLUGIN = 5,     /* known only to the profiler plugin */
+};
+
+/*
+ * GT_CHUNK_NCCL_COMM: a communicator, written when it is made (or first
+ * seen).  A later chunk with the same id adds what the earlier one did
+ * not know (fields left 0, or -1 for the signed ones).
+ */
+struct gt_nccl_comm {
+	uint32_t id;                /* >= 1: what events' comm argument names */
+	uint32_t parent;            /* ncclCommSplit: the comm split; 0 none */
+	int32_t rank;               /* this process's rank in it, -1 unknown */
+	int32_t nranks;             /* its size, 0 unknown */
+	int32_t device;             /* CUDA device ordinal, -1 unknown */
+	int32_t color;              /* ncclCommSplit color, else -1 */
+	uint64_t handle;            /* the ncclComm_t */
+	uint64_t uid_hash;          /* FNV-1a 64 of the ncclUniqueId: equal in
+	                               every rank's dump; 0 unknown */
+	uint64_t nccl_hash;         /* NCCL's own commHash (profiler plugin);
+	                               equal in every rank's dump; 0 unknown */
+	uint64_t t_ns;              /* when it was made */
+	uint32_t nccl_version;      /* ncclGetVersion(), 0 unknown */
+	uint32_t name_str;          /* the commName NCCL reports, 0 none */
+	uint32_t how;               /* enum gt_nccl_how */
+	uint32_t plugin;            /* profiler plugin version serving it */
+};                                  /* 72 bytes */
+
+/*
+ * GT_CHUNK_NCCL_PROF: what NCCL's profiler plugin interface said about
+ * collectives and point-to-point operations, once each was done.
+ * struct gt_nccl_prof_header, then count struct gt_nccl_prof.  Host times
+ * are of the header's clock; GPU times are the GPU's globaltimer, so only
+ * their differences mean something here.
+ */
+struct gt_nccl_prof_header {
+	uint32_t count;
+	uint32_t size;              /* bytes of each record, >= 80: a newer
+	                               writer may append fields */
+};
+
+enum gt_nccl_prof_type {
+	GT_NCCL_PROF_COLL = 1,
+	GT_NCCL_PROF_P2P = 2,
+};
+
+struct gt_nccl_prof {
+	uint64_t start_ns;          /* NCCL began enqueueing it */
+	uint64_t stop_ns;           /* it was enqueued */
+	uint64_t gpu_start;         /* globaltimer: the first channel began */
+	uint64_t gpu_stop;          /* the last channel ended; 0 = no GPU times */
+	uint64_t count;             /* elements, as NCCL's descriptor says */
+	uint64_t seq;               /* NCCL's per-communicator number */
+	uint32_t comm;              /* GT_CHUNK_NCCL_COMM id, 0 unknown */
+	int32_t peer;               /* root or peer, -1 none */
+	uint32_t func_str;          /* "AllReduce", "Send"... */
+	uint32_t dtype_str;         /* "ncclFloat32"... */
+	uint32_t algo_str;          /* "Ring", "Tree"..., 0 none */
+	uint32_t proto_str;         /* "Simple", "LL"..., 0 none */
+	uint8_t type;               /* enum gt_nccl_prof_type */
+	uint8_t channels;           /* channels NCCL used */
+	uint8_t channels_timed;     /* of those, the ones with GPU times */
+	uint8_t reserved[5];
+};                                  /* 80 bytes */
+
+/*
+ * NVTX (GT_KIND_NVTX events).  The op's direction field says which call
+ * an event is.  A range pushed on a thread ends at the next pop of the
+ * same domain on that thread; a started range ends at the end carrying
+ * its range id, on any thread.
+ */
+enum gt_nvtx_op {
+	GT_NVTX_PUSH = 1,           /* nvtxRangePush*, nvtxDomainRangePushEx */
+	GT_NVTX_POP = 2,
+	GT_NVTX_START = 3,          /* nvtxRangeStart*: range = its id */
+	GT_NVTX_END = 4,
+	GT_NVTX_MARK = 5,
+	GT_NVTX_NAME_CATEGORY = 6,  /* message names category (in domain) */
+	GT_NVTX_NAME_THREAD = 7,    /* message names OS thread `category` */
+};
+
+/* GT_CHUNK_NVTX: a name that NVTX events refer to by id. */
+struct gt_nvtx_def {
+	uint32_t what;              /* GT_NVTX_DEF_DOMAIN */
+	uint32_t id;                /* what the events carry, >= 1 */
+	uint32_t name_str;
+	uint32_t reserved;
+};
+
+#define GT_NVTX_DEF_DOMAIN 1        /* nvtxDomainCreate */
+
+/*
+ * GT_CHUNK_ENV (the machine and software, once per dump, in parts as they
+ * become known) and GT_CHUNK_SAMPLE (one per device and one for the host
+ * at each sampling tick): struct gt_info_header, then `count` items, each
+ * a struct gt_info_item followed by `len` bytes (a string, no NUL).  A
+ * reader skips keys it does not know.  A fact that could not be had is
+ * still written, with its status saying why.  Later ENV items replace
+ * earlier ones of the same scope and key; repeatable keys add up.
+ */
+struct gt_info_header {
+	uint64_t time_ns;           /* when it was measured */
+	uint32_t scope;             /* GT_SCOPE_* or an NVML device index */
+	uint32_t count;             /* items that follow */
+};
+
+#define GT_SCOPE_HOST 0xffffffffu   /* the machine and this process */
+#define GT_SCOPE_CUDA 0x40000000u   /* | ordinal: a device as CUDA sees it */
+				    /* below 0x40000000: NVML device index */
+
+struct gt_info_item {
+	uint16_t key;               /* enum gt_env_key or enum gt_sample_key */
+	uint16_t status;            /* enum gt_info_status */
+	uint32_t len;               /* bytes of text after the item */
+	int64_t value;              /* the number, or the error code */
+};
+
+enum gt_info_status {
+	GT_INFO_OK = 0,
+	GT_INFO_NOT_SUPPORTED = 1,  /* this device or driver does not say */
+	GT_INFO_NO_PERMISSION = 2,
+	GT_INFO_FAILED = 3,         /* value: the NVML or CUDA error code */
+	GT_INFO_MISSING = 4,        /* no library (or function) to ask */
+};
+
+enum gt_env_key {
+	/* GT_SCOPE_HOST */
+	GT_ENV_NVML = 1,            /* NVML devices (MISSING: no libnvidia-ml) */
+	GT_ENV_DRIVER_RELEASE = 2,  /* text: "580.95.05" */
+	GT_ENV_DRIVER_VERSION = 3,  /* CUDA driver API version: 13000 */
+	GT_ENV_RUNTIME_VERSION = 4, /* the program's cudart: 13000 */
+	GT_ENV_CUPTI_VERSION = 5,   /* cuptiGetVersion, when CUPTI is loaded */
+	GT_ENV_CPU_CORES = 6,       /* online CPUs of the machine */
+	GT_ENV_CPU_AFFINITY = 7,    /* CPUs this process may run on; text:
+	                               the list, "0-15,32-47" */
+	GT_ENV_CPU_QUOTA = 8,       /* cgroup CPU limit in thousandths of a
+	                               CPU (NOT_SUPPORTED: no limit) */
+	GT_ENV_HOST_MEMORY = 9,     /* bytes */
+	GT_ENV_CUDA_DEVICES = 10,   /* devices CUDA shows the program */
+	GT_ENV_SAMPLE_MS = 11,      /* GPUTRACE_SAMPLE_MS, 0 = no samples */
+	/* a device: GT_SCOPE_CUDA | ordinal, or an NVML index */
+	GT_ENV_NAME = 32,           /* text */
+	GT_ENV_UUID = 33,           /* text (NVML) */
+	GT_ENV_PCI = 34,            /* domain << 16 | bus << 8 | device;
+	                               NVML: text, the bus id */
+	GT_ENV_MEMORY = 35,         /* bytes */
+	GT_ENV_CC = 36,             /* compute capability, major * 10 + minor */
+	GT_ENV_SM_COUNT = 37,       /* multiprocessors (CUDA) */
+	GT_ENV_PCIE_GEN = 38,       /* link generation now */
+	GT_ENV_PCIE_GEN_MAX = 39,
+	GT_ENV_PCIE_WIDTH = 40,     /* lanes now */
+	GT_ENV_PCIE_WIDTH_MAX = 41,
+	GT_ENV_NVLINK_ACTIVE = 42,  /* NVLink links up */
+	GT_ENV_TOPOLOGY = 43,       /* repeatable: other NVML index << 32 |
+	                               common ancestor (NVML topology level:
+	                               0 same board, 10 one PCIe switch, 20
+	                               several, 30 host bridge, 40 NUMA
+	                               node, 50 across sockets) */
+	GT_ENV_ECC = 44,            /* 1 on, 0 off */
+	GT_ENV_PERSISTENCE = 45,    /* 1 on, 0 off */
+	GT_ENV_COMPUTE_MODE = 46,   /* 0 default, 2 exclusive process, ... */
+	GT_ENV_SM_CLOCK_MAX = 47,   /* MHz */
+	GT_ENV_MEM_CLOCK_MAX = 48,  /* MHz */
+	GT_ENV_POWER_LIMIT = 49,    /* milliwatts */
+	GT_ENV_MIG = 50,            /* MIG mode, 1 on */
+};
+
+enum gt_sample_key {
+	/* an NVML device index */
+	GT_SAMPLE_UTIL_GPU = 1,     /* % of time a kernel ran (nvidia-smi) */
+	GT_SAMPLE_UTIL_MEM = 2,     /* % of time memory was read or written */
+	GT_SAMPLE_CLOCK_SM = 3,     /* MHz */
+	GT_SAMPLE_CLOCK_MEM = 4,    /* MHz */
+	GT_SAMPLE_CLOCK_REASONS = 5, /* why clocks are held down: NVML's
+	                               nvmlClocksEventReason* bits */
+	GT_SAMPLE_TEMP = 6,         /* degrees C */
+	GT_SAMPLE_POWER = 7,        /* milliwatts */
+	GT_SAMPLE_MEM_USED = 8,     /* bytes, all processes */
+	GT_SAMPLE_OTHER_PID = 9,    /* repeatable: another compute process */
+	GT_SAMPLE_OTHER_MEM = 10,   /* its memory, after its pid; bytes */
+	GT_SAMPLE_SELF_MEM = 11,    /* this process's memory on it; bytes */
+	/* GT_SCOPE_HOST: cumulative nanoseconds of CPU time */
+	GT_SAMPLE_CPU_USER = 32,    /* this process, all threads */
+	GT_SAMPLE_CPU_SYS = 33,
+	GT_SAMPLE_CHILD_USER = 34,  /* its child processes, live and ended */
+	GT_SAMPLE_CHILD_SYS = 35,
+	GT_SAMPLE_CHILDREN = 36,    /* child processes alive now */
+	GT_SAMPLE_HOST_TOTAL = 37,  /* all CPUs of the machine, all states */
+	GT_SAMPLE_HOST_IOWAIT = 38,
+	GT_SAMPLE_HOST_IDLE = 39,
+};
+
+/*
+ * GT_CHUNK_GPU: what CUPTI's activity API said the GPU did, already
+ * joined to the host events that caused it.  struct gt_gpu_header, then
+ * count records of rec_size bytes (>= the struct of the kind: a newer
+ * writer may append fields), all of one kind.  GPU times are CUPTI's
+ * clock: GT_CHUNK_CLOCK pairs map them to the header's clock.  host_id is
+ * the host event's id (buffer << 40 | number, gt_events_header), found
+ * through CUPTI's correlation ids; 0 when none was found.
+ */
+struct gt_gpu_header {
+	uint32_t kind;              /* enum gt_gpu_kind */
+	uint32_t count;
+	uint32_t rec_size;
+	uint32_t reserved;
+};
+
+enum gt_gpu_kind {
+	GT_GPU_KERNEL = 1,          /* struct gt_gpu_kernel */
+	GT_GPU_MEMCPY = 2,          /* struct gt_gpu_copy */
+	GT_GPU_MEMSET = 3,          /* struct gt_gpu_copy (kinds: dst only) */
+	GT_GPU_SYNC = 4,            /* struct gt_gpu_span: type = CUPTI's
+	                               CUpti_ActivitySynchronizationType */
+	GT_GPU_GRAPH = 5,           /* struct gt_gpu_span: a whole graph run
+	                               (GPUTRACE_GPU_GRAPHS=graph) */
+	GT_GPU_STATE = 6,           /* struct gt_gpu_state */
+	GT_GPU_DROPS = 7,           /* struct gt_gpu_drops */
+};
+
+struct gt_gpu_kernel {
+	uint64_t host_id;
+	uint64_t start, end;        /* on the GPU */
+	uint64_t queued, submitted; /* CPU side, CUPTI clock; 0 = not known */
+	uint32_t correlation;       /* CUPTI's correlation id */
+	uint32_t stream;            /* CUPTI's stream id */
+	uint32_t device;
+	uint32_t name_str;          /* the kernel's symbol, 0 = unknown */
+	int32_t grid[3];
+	int32_t block[3];
+	uint32_t graph_id;          /* 0: not run by a graph */
+	uint32_t reserved;
+};                                  /* 88 bytes */
+
+struct gt_gpu_copy {
+	uint64_t host_id;
+	uint64_t start, end;
+	uint64_t bytes;
+	uint32_t correlation;
+	uint32_t stream;
+	uint32_t device;
+	uint8_t copy_kind;          /* CUpti_ActivityMemcpyKind, 0 for sets */
+	uint8_t src_kind;           /* CUpti_ActivityMemoryKind: 1 pageable, */
+	uint8_t dst_kind;           /* 2 pinned, 3 device, 4 array, 5 managed */
+	uint8_t flags;              /* CUPTI's flags (async...) */
+};                                  /* 48 bytes */
+
+struct gt_gpu_span {
+	uint64_t host_id;
+	uint64_t start, end;
+	uint32_t correlation;
+	uint32_t stream;
+	uint32_t device;
+	uint32_t type;              /* sync: its type; graph: the graph id */
+};                                  /* 40 bytes */
+
+enum gt_cupti_state {
+	GT_CUPTI_ON = 1,            /* subscribed: GPU records in windows */
+	GT_CUPTI_OFF = 2,           /* GPUTRACE_CUPTI=0 or GPUTRACE_GPU=off */
+	GT_CUPTI_TAKEN = 3,         /* another subscriber holds CUPTI */
+	GT_CUPTI_MISSING = 4,       /* no libcupti could be loaded */
+	GT_CUPTI_FAILED = 5,        /* CUPTI refused (see the notes) */
+};
+
+enum gt_gpu_mode {
+	GT_GPU_MODE_WINDOWS = 1,    /* GPUTRACE_GPU=windows */
+	GT_GPU_MODE_ALL = 2,
+	GT_GPU_MODE_OFF = 3,
+};
+
+/* The CUPTI side's state; written again whenever it changes. */
+struct gt_gpu_state {
+	uint32_t state;             /* enum gt_cupti_state */
+	uint32_t mode;              /* enum gt_gpu_mode */
+	uint32_t window_ms;         /* GPUTRACE_GPU_WINDOW_MS */
+	uint32_t period_ms;         /* GPUTRACE_GPU_PERIOD_MS */
+	uint32_t warmup_ms;         /* GPUTRACE_GPU_WARMUP_MS */
+	uint32_t cupti_version;     /* cuptiGetVersion, 0 = unknown */
+	uint32_t path_str;          /* the libcupti loaded, 0 = none */
+	uint32_t holder_str;        /* TAKEN: who holds CUPTI, 0 = unknown */
+};                                  /* 32 bytes */
+
+/* Records lost on the GPU side, totals since the start (the last wins). */
+struct gt_gpu_drops {
+	uint64_t cupti_dropped;     /* cuptiActivityGetNumDroppedRecords */
+	uint64_t refused;           /* buffers CUPTI asked for and did not get */
+	uint64_t lost;              /* records we could not write */
+	uint64_t reserved;
+};
+
+/*
+ * GT_CHUNK_WINDOW: a span in which CUPTI recorded GPU activity, written
+ * when it opens (end_ns 0) and again when it closes.  Times are the
+ * header's clock.
+ */
+struct gt_gpu_window {
+	uint64_t start_ns;
+	uint64_t end_ns;            /* 0: open from start_ns on */
+	uint32_t seq;               /* 1, 2, ... per dump */
+	uint32_t reserved;
+};
+
+/*
+ * GT_CHUNK_CLOCK: the GPU records' clock (CUPTI's) read together with the
+ * header's clock; a reader fits host = a + b * gpu through the pairs.
+ */
+struct gt_clock_pair {
+	uint64_t gpu_ns;
+	uint64_t host_ns;           /* the middle of the host reads around it */
+	uint32_t spread_ns;         /* time between those reads */
+	uint32_t reserved;
 };
 
 #endif /* GPUTRACE_FORMAT_H */

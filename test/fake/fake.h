@@ -21,6 +21,9 @@ enum fake_kind {
 	FK_FUNC,        /* a kernel: CUfunction and CUkernel alike */
 	FK_STREAM,
 	FK_EVENT,
+	FK_HOST,        /* pinned host memory the driver allocated */
+	FK_HOSTREG,     /* host memory the program registered (pinned) */
+	FK_MANAGED,     /* managed memory */
 };
 
 struct fake_obj {
@@ -38,6 +41,8 @@ struct fake_settings {
 	uint64_t launch_ns;         /* FAKE_CUDA_LAUNCH_NS: each launch */
 	int internal;               /* FAKE_CUDA_PROCADDR_INTERNAL=1 */
 	int not_ready;              /* FAKE_CUDA_QUERY_NOT_READY=1 */
+	int no_device;              /* FAKE_CUDA_NO_DEVICE=1: cuInit fails
+	                               as on a machine without a GPU */
 };
 
 extern struct fake_settings fake_cfg FAKE_HIDDEN;
@@ -89,6 +94,8 @@ FAKE_HIDDEN struct fake_obj *fake_find(const void *handle, enum fake_kind kind);
 FAKE_HIDDEN int fake_release(const void *handle, enum fake_kind kind);
 FAKE_HIDDEN CUresult fake_malloc(CUdeviceptr *p, size_t n);
 FAKE_HIDDEN void *fake_dev(CUdeviceptr p, size_t n);
+/* The registered object whose memory holds p (FK_MEM, FK_HOST...), or NULL. */
+FAKE_HIDDEN const struct fake_obj *fake_mem_at(uint64_t p);
 FAKE_HIDDEN void *fake_any(CUdeviceptr p, size_t n);
 FAKE_HIDDEN void *fake_arr(CUarray a, size_t offset, size_t n);
 FAKE_HIDDEN int fake_stream_ok(CUstream s);

@@ -49,8 +49,16 @@ static int env_on(const char *name)
 	return s && strcmp(s, "1") == 0;
 }
 
+/* A forked child has one thread: a lock another thread held is free. */
+static void fake_after_fork(void)
+{
+	pthread_mutex_init(&reg_lock, NULL);
+}
+
 __attribute__((constructor)) static void fake_load(void)
 {
+	pthread_atfork(NULL, NULL, fake_after_fork);
+	fake_cfg.no_device = env_on("FAKE_CUDA_NO_DEVICE");
 	fake_cfg.sync_ns = env_u64("FAKE_CUDA_SYNC_NS", fake_cfg.sync_ns);
 	fake_cfg.copy_ns = env_u64("FAKE_CUDA_COPY_NS", fake_cfg.copy_ns);
 	fake_cfg.launch_ns = env_u64("FAKE_CUDA_LAUNCH_NS", fake_cfg.launch_ns);
@@ -147,7 +155,8 @@ struct fake_obj *fake_new(enum fake_kind kind)
 
 static const void *obj_handle(const struct fake_obj *o)
 {
-	return o->kind == FK_MEM ? o->mem : (const void *)o;
+	return o->kind == FK_MEM || o->kind == FK_HOST || o->kind == FK_HOSTREG ||
+	       o->kind == FK_MANAGED ? o->mem : (const void *)o;
 }
 
 struct fake_obj *fake_find(const void *handle, enum fake_kind kind)
@@ -182,7 +191,8 @@ int fake_release(const void *handle, enum fake_kind kind)
 	pthread_mutex_unlock(&reg_lock);
 	if (!o)
 		return -1;
-	free(o->mem);
+	if (o->kind != FK_HOSTREG)      /* registered memory is the program's */
+		free(o->mem);
 	free(o);
 	return 0;
 }
@@ -221,6 +231,22 @@ void *fake_dev(CUdeviceptr p, size_t n)
 		if (reg[i]->kind == FK_MEM && p >= base &&
 		    p - base <= reg[i]->size && n <= reg[i]->size - (p - base))
 			found = (void *)(uintptr_t)p;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return found;
+}
+
+const struct fake_obj *fake_mem_at(uint64_t p)
+{
+	const struct fake_obj *found = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&reg_lock);
+	for (i = 0; i < reg_n && !found; i++) {
+		uintptr_t base = (uintptr_t)reg[i]->mem;
+
+		if (reg[i]->mem && p >= base && p - base < reg[i]->size)
+			found = reg[i];
 	}
 	pthread_mutex_unlock(&reg_lock);
 	return found;

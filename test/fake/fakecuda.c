@@ -12,6 +12,7 @@
  * it.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda.h>
@@ -64,6 +65,8 @@ static CUresult do_init(unsigned int flags)
 {
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (fake_cfg.no_device)
+		return CUDA_ERROR_NO_DEVICE;
 	fake_set_initialized();
 	return CUDA_SUCCESS;
 }
@@ -364,6 +367,150 @@ static CUresult do_event_record(CUevent e, CUstream s)
 }
 
 FAKE_FN(cuMemAlloc_v2, (CUdeviceptr *p, size_t n), (p, n), do_mem_alloc)
+
+/* ---- pinned host memory, managed memory, pointer attributes ------------ */
+
+/* Pinned host memory: allocated (FK_HOST) or the program's (FK_HOSTREG). */
+static CUresult host_track(void *mem, size_t n, enum fake_kind kind)
+{
+	struct fake_obj *o = fake_new(kind);
+
+	if (!o)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	o->mem = mem;
+	o->size = n;
+	return CUDA_SUCCESS;
+}
+
+static CUresult do_host_alloc(void **pp, size_t n, unsigned int flags)
+{
+	CUresult rc = fake_ready();
+	void *mem;
+
+	(void)flags;
+	if (rc)
+		return rc;
+	if (!pp || !n)
+		return CUDA_ERROR_INVALID_VALUE;
+	mem = calloc(1, n);
+	if (!mem)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	rc = host_track(mem, n, FK_HOST);
+	if (rc)
+		free(mem);
+	else
+		*pp = mem;
+	return rc;
+}
+
+static CUresult do_alloc_host(void **pp, size_t n)
+{
+	return do_host_alloc(pp, n, 0);
+}
+
+static CUresult do_host_register(void *p, size_t n, unsigned int flags)
+{
+	CUresult rc = fake_ready();
+
+	(void)flags;
+	if (rc)
+		return rc;
+	if (!p || !n)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (fake_mem_at((uint64_t)(uintptr_t)p))
+		return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	return host_track(p, n, FK_HOSTREG);
+}
+
+static CUresult do_host_release(void *p, enum fake_kind kind)
+{
+	const struct fake_obj *o = fake_find(p, kind);
+	CUresult rc = fake_ready();
+
+	if (rc)
+		return rc;
+	if (!o)
+		return kind == FK_HOSTREG ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
+					  : CUDA_ERROR_INVALID_VALUE;
+	fake_release(p, kind);
+	return CUDA_SUCCESS;
+}
+
+static CUresult do_host_unregister(void *p)
+{
+	return do_host_release(p, FK_HOSTREG);
+}
+
+static CUresult do_free_host(void *p)
+{
+	return do_host_release(p, FK_HOST);
+}
+
+static CUresult do_alloc_managed(CUdeviceptr *p, size_t n, unsigned int flags)
+{
+	CUresult rc = fake_ready();
+	void *mem;
+
+	(void)flags;
+	if (rc)
+		return rc;
+	if (!p || !n)
+		return CUDA_ERROR_INVALID_VALUE;
+	mem = calloc(1, n);
+	if (!mem)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	rc = host_track(mem, n, FK_MANAGED);
+	if (rc)
+		free(mem);
+	else
+		*p = (CUdeviceptr)(uintptr_t)mem;
+	return rc;
+}
+
+/* Memory type and managed-ness as the real driver reports them; plain
+ * host memory gets the default values (type 0) and CUDA_SUCCESS. */
+static CUresult do_pointer_attrs(unsigned int n, CUpointer_attribute *attrs,
+				 void **data, CUdeviceptr p)
+{
+	const struct fake_obj *o = fake_mem_at(p);
+	unsigned int type = 0;
+	int managed = 0;
+
+	if (!attrs || !data)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (o && (o->kind == FK_MEM || o->kind == FK_MANAGED))
+		type = CU_MEMORYTYPE_DEVICE;
+	else if (o)
+		type = CU_MEMORYTYPE_HOST;
+	managed = o && o->kind == FK_MANAGED;
+	for (unsigned int i = 0; i < n; i++) {
+		if (attrs[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+			*(unsigned int *)data[i] = type;
+		else if (attrs[i] == CU_POINTER_ATTRIBUTE_IS_MANAGED)
+			*(int *)data[i] = managed;
+		else
+			return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	return CUDA_SUCCESS;
+}
+
+FAKE_FN(cuMemHostAlloc, (void **pp, size_t n, unsigned int fl), (pp, n, fl),
+	do_host_alloc)
+FAKE_FN(cuMemAllocHost_v2, (void **pp, size_t n), (pp, n), do_alloc_host)
+FAKE_FN(cuMemHostRegister_v2, (void *p, size_t n, unsigned int fl), (p, n, fl),
+	do_host_register)
+FAKE_FN(cuMemHostUnregister, (void *p), (p), do_host_unregister)
+FAKE_FN(cuMemFreeHost, (void *p), (p), do_free_host)
+FAKE_FN(cuMemAllocManaged, (CUdeviceptr *p, size_t n, unsigned int fl), (p, n, fl),
+	do_alloc_managed)
+/* The CUDA 4.0 version, which the tracer does not wrap: memory pinned
+ * behind its back, found only through the pointer attributes. */
+#undef cuMemHostRegister
+FAKE_FN(cuMemHostRegister, (void *p, size_t n, unsigned int fl), (p, n, fl),
+	do_host_register)
+
+FAKE_FN(cuPointerGetAttributes, (unsigned int n, CUpointer_attribute *attrs,
+	void **data, CUdeviceptr p), (n, attrs, data, p), do_pointer_attrs)
 FAKE_FN(cuMemFree_v2, (CUdeviceptr p), (p), do_mem_free)
 FAKE_FN(cuStreamCreate, (CUstream *s, unsigned int flags), (s, flags),
 	do_stream_create)
@@ -799,6 +946,13 @@ static const struct proc_entry procs[] = {
 	P(cuKernelGetName, 12030, cuKernelGetName)
 	P(cuMemAlloc, 3020, cuMemAlloc_v2)
 	P(cuMemFree, 3020, cuMemFree_v2)
+	P(cuMemHostAlloc, 2020, cuMemHostAlloc)
+	P(cuMemAllocHost, 3020, cuMemAllocHost_v2)
+	P(cuMemHostRegister, 6050, cuMemHostRegister_v2)
+	P(cuMemHostUnregister, 4000, cuMemHostUnregister)
+	P(cuMemFreeHost, 2000, cuMemFreeHost)
+	P(cuMemAllocManaged, 6000, cuMemAllocManaged)
+	P(cuPointerGetAttributes, 7000, cuPointerGetAttributes)
 	P(cuStreamCreate, 2000, cuStreamCreate)
 	P(cuStreamDestroy, 4000, cuStreamDestroy_v2)
 	P(cuEventCreate, 2000, cuEventCreate)

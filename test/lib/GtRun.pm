@@ -62,6 +62,8 @@ my @TRACED = qw(
 	cuCtxSynchronize cuCtxSynchronize_v2 cuStreamSynchronize
 	cuStreamSynchronize_ptsz cuEventSynchronize cuStreamWaitEvent
 	cuStreamWaitEvent_ptsz cuStreamQuery cuStreamQuery_ptsz cuEventQuery
+	cuMemHostAlloc cuMemAllocHost_v2 cuMemHostRegister_v2 cuMemHostUnregister
+	cuMemFreeHost
 );
 push @TRACED, map { ("cuMemcpy${_}_v2", "cuMemcpy${_}_v2_ptds") }
 	qw(HtoD DtoH DtoD HtoA AtoH DtoA AtoD AtoA);
@@ -126,6 +128,9 @@ sub child_env {
 		$env{GPUTRACE_OUTPUT} = $out if defined $out;
 	}
 	my $extra = $opt{env} || {};
+	# The host side alone unless a test asks for CUPTI (a real libcupti
+	# on this machine must not change what host-side tests see).
+	$env{GPUTRACE_GPU} = 'off' unless grep { /^GPUTRACE_(GPU|CUPTI)/ } keys %$extra;
 	for my $k (keys %$extra) {
 		if (defined $extra->{$k}) {
 			$env{$k} = $extra->{$k};

@@ -157,12 +157,12 @@ my $c = $j->{copies};
 is(scalar @$c, 4, 'four copy classes');
 is_deeply(row($c, api => 'cuMemcpyHtoD', async => JSON::PP::false),
 	  { api => 'cuMemcpyHtoD', direction => 'HtoD',
-	    async => JSON::PP::false, calls => 3, bytes => 600,
-	    host_ns_total => 60 }, 'sync HtoD merged over two ops');
+	    async => JSON::PP::false, memory => 'unknown', calls => 3,
+	    bytes => 600, host_ns_total => 60 }, 'sync HtoD merged over two ops');
 is_deeply(row($c, api => 'cuMemcpyHtoDAsync'),
 	  { api => 'cuMemcpyHtoDAsync', direction => 'HtoD',
-	    async => JSON::PP::true, calls => 2, bytes => 2 << 20,
-	    host_ns_total => 10 }, 'async HtoD');
+	    async => JSON::PP::true, memory => 'unknown', calls => 2,
+	    bytes => 2 << 20, host_ns_total => 10 }, 'async HtoD');
 is(row($c, api => 'cuMemcpyDtoH')->{direction}, 'DtoH', 'DtoH');
 is(row($c, api => 'cuMemcpy')->{direction}, 'other', 'no direction: other');
 is($c->[0]{api}, 'cuMemcpyDtoH', 'costliest copy first');
@@ -189,7 +189,7 @@ like($r->{out}, qr/^  vecAdd\s+100\s+5\.05 ms/m,
      'kernel row with human times, short name (no parameter list)');
 like($r->{out}, qr/^Graph launches/m, 'graph table');
 like($r->{out}, qr/^Memsets/m, 'memset table');
-like($r->{out}, qr/^  cuMemcpyHtoDAsync\s+HtoD\s+async\s+2\s+2\.00 MiB\s+10 ns/m,
+like($r->{out}, qr/^  cuMemcpyHtoDAsync\s+HtoD\s+unknown\s+async\s+2\s+2\.00 MiB\s+10 ns/m,
      'copy row with human bytes');
 like($r->{out}, qr/^  cuStreamSynchronize\s+4\s+50\.60 us/m, 'wait row');
 my ($kernels) = $r->{out} =~ /^Kernels.*?\n(.*?)\n\n/ms;

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * callsite_report.c - the call sites in the text report (a few frames each,
+ * Python first) and in the JSON report (every frame).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/callsite.h"
+#include "analyzer/json.h"
+#include "analyzer/report.h"
+#include "analyzer/table.h"
+#include "analyzer/units.h"
+#include "analyzer/util.h"
+
+#define TEXT_FRAMES 8               /* frames shown per call site */
+
+/* One line of at most REPORT_WIDTH printable columns. */
+static void put_line(FILE *out, const char *indent, const char *text)
+{
+	char *s = printable(text);
+	size_t room = REPORT_WIDTH - strlen(indent);
+
+	if (strlen(s) > room)
+		strcpy(s + room - 3, "...");
+	fprintf(out, "%s%s\n", indent, s);
+	free(s);
+}
+
+static void print_row(FILE *out, size_t rank, const struct callsite_row *r)
+{
+	char total[UNITS_BUF], mean[UNITS_BUF], head[160];
+	size_t shown = r->nframes < TEXT_FRAMES ? r->nframes : TEXT_FRAMES;
+
+	snprintf(head, sizeof(head), "#%zu %s: %" PRIu64 " calls, %s in all, "
+		 "%s each", rank, callsite_kind_name(r->kind), r->calls,
+		 fmt_ns(total, sizeof(total), r->ns_total),
+		 fmt_ns(mean, sizeof(mean), r->calls ? r->ns_total / r->calls : 0));
+	put_line(out, "  ", head);
+	for (size_t i = 0; i < shown; i++)
+		put_line(out, "      ", r->frames[i]);
+	if (shown < r->nframes)
+		fprintf(out, "      ... %zu more frames\n", r->nframes - shown);
+}
+
+void callsites_print_text(FILE *out, const struct model *m, size_t top)
+{
+	size_t n, shown;
+	const struct callsite_row *rows = callsites_rows(m, &n);
+
+	if (!n)
+		return;
+	fprintf(out, "\nCall sites (waits, pageable copies, NCCL calls, pinned "
+		"allocations; innermost frame first)\n");
+	shown = top && top < n ? top : n;
+	for (size_t i = 0; i < shown; i++)
+		print_row(out, i + 1, &rows[i]);
+	if (shown < n)
+		fprintf(out, "  ... %zu more\n", n - shown);
+}
+
+void callsites_json(struct json *j, const struct model *m)
+{
+	size_t n;
+	const struct callsite_row *rows = callsites_rows(m, &n);
+
+	json_key(j, "callsites");
+	json_begin_array(j);
+	for (size_t i = 0; i < n && i < CALLSITES_JSON_TOP; i++) {
+		json_begin_object(j);
+		json_key(j, "kind");
+		json_string(j, callsite_kind_name(rows[i].kind));
+		json_key(j, "calls");
+		json_uint(j, rows[i].calls);
+		json_key(j, "ns_total");
+		json_uint(j, rows[i].ns_total);
+		json_key(j, "frames");
+		json_begin_array(j);
+		for (size_t k = 0; k < rows[i].nframes; k++)
+			json_string(j, rows[i].frames[k]);
+		json_end_array(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}

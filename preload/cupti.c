@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cupti.c - the CUPTI session: load, subscribe, enable and disable the
+ * activity kinds, flush, detach; and the push and pop of external
+ * correlation ids that the wrappers make inside a window.
+ *
+ * Only one CUPTI subscriber may exist in a process (CUDA 13).  When
+ * another tool holds it (torch.profiler, nsys, compute-sanitizer) or
+ * CUPTI cannot be loaded, the state says so and tracing stays host-only;
+ * nothing here ever fails the program.  The slow paths take a mutex: the
+ * first attach can come from a program thread (before CUDA initializes),
+ * the rest from the writer thread.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "include/gputrace/format.h"
+#include "preload/cupti.h"
+#include "preload/cupti_internal.h"
+#include "preload/gpu_window.h"
+#include "preload/internal.h"
+
+struct gt_cupti_api gt_cupti;
+atomic_int gt_gpu_on;
+static atomic_uint inflight;        /* wrappers between push and pop */
+
+static struct {
+	pthread_mutex_t lock;
+	int loaded;                 /* 1 loaded, -1 could not be */
+	int subscribed;
+	int enabled;
+	int latency_asked;
+	int forgotten;              /* a forked child */
+	uint32_t state;             /* enum gt_cupti_state, 0 = not yet */
+	uint32_t version;
+	const char *why;
+	char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2];
+	CUpti_SubscriberHandle sub;
+} cs = { .lock = PTHREAD_MUTEX_INITIALIZER, .why = "" };
+
+/* What the activity API records, in the order they are enabled. */
+static const CUpti_ActivityKind kinds[] = {
+	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+	CUPTI_ACTIVITY_KIND_DRIVER,         /* the join: see cupti_records.c */
+	CUPTI_ACTIVITY_KIND_RUNTIME,
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,  /* never KERNEL: it serializes */
+	CUPTI_ACTIVITY_KIND_MEMCPY,
+	CUPTI_ACTIVITY_KIND_MEMCPY2,
+	CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+int gt_cupti_push(uint64_t id)
+{
+	atomic_fetch_add(&inflight, 1);
+	if (!atomic_load(&gt_gpu_on)) {     /* closed meanwhile */
+		atomic_fetch_sub(&inflight, 1);
+		return 0;
+	}
+	gt_cupti.cuptiActivityPushExternalCorrelationId(
+		CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+	return 1;
+}
+
+void gt_cupti_pop(void)
+{
+	uint64_t last;
+
+	gt_cupti.cuptiActivityPopExternalCorrelationId(
+		CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+	atomic_fetch_sub(&inflight, 1);
+}
+
+unsigned gt_cupti_inflight(void)
+{
+	return atomic_load(&inflight);
+}
+
+static const char *result_string(CUptiResult rc)
+{
+	const char *s = NULL;
+
+	if (gt_cupti.cuptiGetResultString)
+		gt_cupti.cuptiGetResultString(rc, &s);
+	return s ? s : "unknown CUPTI error";
+}
+
+static void CUPTIAPI no_callback(void *user, CUpti_CallbackDomain domain,
+				 CUpti_CallbackId cbid, const void *data)
+{
+	(void)user, (void)domain, (void)cbid, (void)data;
+}
+
+static int load(void)
+{
+	const char *why = "";
+
+	if (cs.loaded)
+		return cs.loaded > 0 ? 0 : -1;
+	if (gt_cupti_load(&gt_cupti, &why) || gt_records_init()) {
+		cs.loaded = -1;
+		cs.state = GT_CUPTI_MISSING;
+		cs.why = *why ? why : "out of memory";
+		return -1;
+	}
+	cs.loaded = 1;
+	if (gt_cupti.cuptiGetVersion(&cs.version) != CUPTI_SUCCESS)
+		cs.version = 0;
+	gt_buffers_config(gt_gpu_cfg.buffers, gt_gpu_cfg.buffer_bytes,
+			  cs.version >= 27);
+	gt_debug("gputrace: cupti: %s, API version %u\n", gt_cupti.path,
+		 cs.version);
+	return 0;
+}
+
+static CUptiResult subscribe_call(void)
+{
+	CUpti_SubscriberParams p = {
+		.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+		.subscriberName = "gputrace",
+		.oldSubscriberName = cs.holder,
+		.oldSubscriberSize = sizeof(cs.holder),
+	};
+
+	cs.holder[0] = '\0';
+	if (gt_cupti.cuptiSubscribe_v2)
+		return gt_cupti.cuptiSubscribe_v2(&cs.sub, no_callback, NULL, &p);
+	return gt_cupti.cuptiSubscribe(&cs.sub, no_callback, NULL);
+}
+
+static int subscribe(void)
+{
+	CUptiResult rc = subscribe_call();
+
+	if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+		cs.state = GT_CUPTI_TAKEN;
+		cs.why = "another tool holds CUPTI";
+		return -1;
+	}
+	if (rc != CUPTI_SUCCESS) {
+		cs.state = GT_CUPTI_FAILED;
+		cs.why = result_string(rc);
+		return -1;
+	}
+	if (!cs.latency_asked && gt_cupti.cuptiActivityEnableLatencyTimestamps)
+		gt_cupti.cuptiActivityEnableLatencyTimestamps(1);
+	cs.latency_asked = 1;
+	rc = gt_cupti.cuptiActivityRegisterCallbacks(gt_buffer_requested,
+						     gt_buffer_completed);
+	if (rc != CUPTI_SUCCESS) {
+		gt_cupti.cuptiUnsubscribe(cs.sub);
+		cs.state = GT_CUPTI_FAILED;
+		cs.why = result_string(rc);
+		return -1;
+	}
+	cs.subscribed = 1;
+	cs.state = GT_CUPTI_ON;
+	return 0;
+}
+
+int gt_cupti_attach(void)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&cs.lock);
+	if (cs.forgotten || !gt_gpu_cfg.cupti || gt_gpu_cfg.mode == GT_GPU_MODE_OFF) {
+		cs.state = GT_CUPTI_OFF;
+		rc = -1;
+	} else if (!cs.subscribed) {
+		rc = load() || subscribe() ? -1 : 0;
+	}
+	pthread_mutex_unlock(&cs.lock);
+	return rc;
+}
+
+static void disable_kinds(size_t n)
+{
+	while (n--)
+		gt_cupti.cuptiActivityDisable(kinds[n]);
+	if (gt_gpu_cfg.graph_trace)
+		gt_cupti.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+}
+
+int gt_cupti_enable(void)
+{
+	CUptiResult rc = CUPTI_SUCCESS;
+	size_t i;
+
+	pthread_mutex_lock(&cs.lock);
+	if (!cs.subscribed || cs.forgotten) {
+		pthread_mutex_unlock(&cs.lock);
+		return -1;
+	}
+	if (gt_gpu_cfg.graph_trace)             /* refused by old CUPTI: nodes */
+		gt_cupti.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+	for (i = 0; i < NKINDS; i++) {
+		rc = gt_cupti.cuptiActivityEnable(kinds[i]);
+		if (rc != CUPTI_SUCCESS && kinds[i] != CUPTI_ACTIVITY_KIND_MEMCPY2)
+			break;
+	}
+	if (i < NKINDS) {
+		disable_kinds(i);
+		cs.why = result_string(rc);
+		gt_warn_once("gputrace: CUPTI would not record kernels (%s); GPU "
+			     "timing is off\n", cs.why);
+	} else {
+		cs.enabled = 1;
+		atomic_store(&gt_gpu_on, 1);
+	}
+	pthread_mutex_unlock(&cs.lock);
+	return cs.enabled ? 0 : -1;
+}
+
+void gt_cupti_disable(void)
+{
+	atomic_store(&gt_gpu_on, 0);
+	pthread_mutex_lock(&cs.lock);
+	if (cs.enabled && !cs.forgotten)
+		disable_kinds(NKINDS);
+	cs.enabled = 0;
+	pthread_mutex_unlock(&cs.lock);
+}
+
+void gt_cupti_flush(int forced)
+{
+	pthread_mutex_lock(&cs.lock);
+	if (cs.subscribed && !cs.forgotten)
+		gt_cupti.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+	pthread_mutex_unlock(&cs.lock);
+}
+
+void gt_cupti_detach(void)
+{
+	pthread_mutex_lock(&cs.lock);
+	if (cs.subscribed && !cs.enabled && !cs.forgotten) {
+		gt_cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		gt_cupti.cuptiFinalize();
+		cs.subscribed = 0;
+	}
+	pthread_mutex_unlock(&cs.lock);
+}
+
+uint64_t gt_cupti_now(void)
+{
+	uint64_t ts = 0;
+
+	if (cs.subscribed && !cs.forgotten &&
+	    gt_cupti.cuptiGetTimestamp(&ts) != CUPTI_SUCCESS)
+		ts = 0;
+	return ts;
+}
+
+uint32_t gt_cupti_state(void)
+{
+	return cs.state;
+}
+
+uint32_t gt_cupti_version(void)
+{
+	return cs.version;
+}
+
+const char *gt_cupti_path(void)
+{
+	return cs.loaded > 0 ? gt_cupti.path : "";
+}
+
+const char *gt_cupti_holder(void)
+{
+	return cs.holder;
+}
+
+const char *gt_cupti_why(void)
+{
+	return cs.why;
+}
+
+void gt_cupti_forget(void)
+{
+	pthread_mutex_init(&cs.lock, NULL);
+	cs.forgotten = 1;
+	cs.subscribed = 0;
+	cs.enabled = 0;
+	cs.state = GT_CUPTI_OFF;
+	cs.why = "a forked child";
+	atomic_store(&gt_gpu_on, 0);
+	atomic_store(&inflight, 0);
+	gt_buffers_forget();
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fork.h - a forked child starts over: fresh buffers, its own dump (made
+ * at its first traced call, so a child that never calls CUDA has none).
+ */
+#ifndef GPUTRACE_PRELOAD_FORK_H
+#define GPUTRACE_PRELOAD_FORK_H
+
+/* Register the fork handlers; at start.  0, or -1 (tracing must stay
+ * off: a child would write into its parent's dump). */
+int gt_fork_init(void);
+
+#endif /* GPUTRACE_PRELOAD_FORK_H */

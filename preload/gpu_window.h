@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu_window.h - when CUPTI records the GPU side.  Per-kernel GPU timing
+ * costs the program host time on every launch (CUPTI's own floor is about
+ * 1.25x on a launch-bound loop), so by default it runs in windows:
+ *
+ *   GPUTRACE_GPU=windows   (default) GPUTRACE_GPU_WINDOW_MS (2000) of every
+ *                          GPUTRACE_GPU_PERIOD_MS (30000), the first one
+ *                          GPUTRACE_GPU_WARMUP_MS (5000) after the first
+ *                          traced call
+ *   GPUTRACE_GPU=all       from the start to the end
+ *   GPUTRACE_GPU=off       host side only (also GPUTRACE_CUPTI=0)
+ *
+ * Between windows CUPTI is detached (cuptiFinalize) by default, which
+ * measured cheapest on the H200 (GPUTRACE_GPU_SWITCH=disable keeps it
+ * attached with its activity kinds off instead).  Everything here runs
+ * on the writer thread's cycle (gt_writer_on_cycle), never on the hot
+ * path; the dump gets a GT_CHUNK_WINDOW at each opening and closing and
+ * GT_CHUNK_CLOCK pairs to put CUPTI's clock on the host's.
+ */
+#ifndef GPUTRACE_PRELOAD_GPU_WINDOW_H
+#define GPUTRACE_PRELOAD_GPU_WINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_gpu_cfg {
+	int cupti;                  /* GPUTRACE_CUPTI (1) */
+	uint32_t mode;              /* GPUTRACE_GPU: enum gt_gpu_mode */
+	uint32_t window_ms;         /* GPUTRACE_GPU_WINDOW_MS */
+	uint32_t period_ms;         /* GPUTRACE_GPU_PERIOD_MS */
+	uint32_t warmup_ms;         /* GPUTRACE_GPU_WARMUP_MS */
+	int finalize;               /* GPUTRACE_GPU_SWITCH: finalize (1) or
+	                               disable (0) between windows */
+	int graph_trace;            /* GPUTRACE_GPU_GRAPHS=graph: one record
+	                               per graph run instead of its nodes */
+	uint32_t buffers;           /* GPUTRACE_CUPTI_BUFFERS (8) */
+	size_t buffer_bytes;        /* GPUTRACE_CUPTI_BUFFER_KB (4096) */
+	uint32_t flush_ms;          /* GPUTRACE_CUPTI_FLUSH_MS (100) */
+};
+
+extern struct gt_gpu_cfg gt_gpu_cfg;
+
+/* Read the settings and hook into the writer's cycle; from gt_init. */
+void gt_gpu_init(void);
+
+#endif /* GPUTRACE_PRELOAD_GPU_WINDOW_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pyframes.h - the Python frames (file, function, line) of the calling
+ * thread, for call stacks in Python programs.  libpython is never linked:
+ * its functions are looked up in the process at set-up.
+ *
+ * Most CUDA waits in Python programs happen with the GIL released (PyTorch
+ * releases it around .item(), copies and synchronize; ctypes around every
+ * foreign call), so on the CPython versions whose frame layout is known
+ * here (3.11, 3.12) the thread's own frames are read directly, without
+ * the GIL, touching nothing but memory: a thread blocked in a C call
+ * cannot change its own frames, and nothing is allocated or counted.  On
+ * other versions frames are walked through the C API, only while the
+ * thread holds the GIL.
+ */
+#ifndef GPUTRACE_PRELOAD_PYFRAMES_H
+#define GPUTRACE_PRELOAD_PYFRAMES_H
+
+#include <stdint.h>
+
+enum gt_pyframes_mode {
+	GT_PY_OFF = 0,              /* GPUTRACE_PYTHON=0 */
+	GT_PY_AUTO = 1,             /* direct reads where the layout is known */
+	GT_PY_API = 2,              /* the C API only, GIL held */
+};
+
+/* Find Python in the process and pick how to read its frames.  Once. */
+void gt_pyframes_init(enum gt_pyframes_mode mode);
+
+/* What was chosen, for the dump's note: "read directly (CPython 3.12)". */
+const char *gt_pyframes_describe(void);
+
+/*
+ * Up to max Python frames of the calling thread, innermost first, two
+ * words each: file_str << 32 | func_str (GT_CHUNK_STRING ids), and the
+ * line.  Returns how many frames; 0 when the thread runs no Python.
+ */
+int gt_pyframes_capture(uint64_t *words, int max);
+
+/* Fork child: the strings went into the parent's dump. */
+void gt_pyframes_forget(void);
+
+#endif /* GPUTRACE_PRELOAD_PYFRAMES_H */

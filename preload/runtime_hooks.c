@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime_hooks.c - wrappers for the CUDA runtime calls of runtime.def,
+ * exported under the runtime's names; the real ones are the next
+ * definitions after this library (a shared libcudart).
+ */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include "include/gputrace/format.h"
+#include "preload/dl.h"
+#include "preload/fill.h"
+#include "preload/ops.h"
+#include "preload/ring.h"
+
+#define GT_NOPOST (void)0
+#define F_HOSTALLOC(fl) gt_fill_hostalloc(r, (fl), NULL)
+#define F_HOSTFREE gt_fill_hostalloc(r, 0, p)
+#define POST_ALLOC(fl) gt_pinned_after_alloc(r, res_, pp, n, (fl))
+#define POST_REG gt_pinned_after_alloc(r, res_, &p, n, fl)
+#define POST_FREE gt_pinned_after_free(r, res_, p)
+
+static _Atomic(void *) real_fn[GT_OP_COUNT];
+
+static void *runtime_real(int op)
+{
+	void *p = atomic_load_explicit(&real_fn[op], memory_order_relaxed);
+
+	if (likely(p != NULL))
+		return p;
+	p = gt_real_dlsym(RTLD_NEXT, gt_ops[op].symbol);
+	atomic_store(&real_fn[op], p);
+	return p;
+}
+
+#define R(sym, P, A, fl, FILL, POST)                                         \
+	GT_EXPORT cudaError_t sym P                                          \
+	{                                                                    \
+		cudaError_t (*real_) P = (cudaError_t (*) P)runtime_real(GT_OP_##sym); \
+		struct gt_rec *r;                                            \
+		cudaError_t res_;                                            \
+		if (unlikely(!real_))                                        \
+			return cudaErrorInitializationError;                 \
+		r = gt_rec_begin();                                          \
+		if (!r) {                                                    \
+			res_ = real_ A;                                      \
+			POST;                                                \
+			return res_;                                         \
+		}                                                            \
+		FILL;                                                        \
+		r->t0 = gt_now();                                            \
+		res_ = real_ A;                                              \
+		r->t1 = gt_now();                                            \
+		POST;                                                        \
+		gt_rec_commit(r, GT_OP_##sym, res_);                         \
+		return res_;                                                 \
+	}
+#include "preload/runtime.def"
+#undef R
+
+/*
+ * dlsym found one of our runtime exports: the export if a real libcudart
+ * function stands behind it, else NULL, so that a program probing for
+ * the runtime with dlsym finds what it would find without us.
+ */
+void *gt_runtime_dlsym(const char *name, void *p)
+{
+#define R(sym, ...) \
+	if (p == (void *)sym) \
+		return runtime_real(GT_OP_##sym) ? p : NULL;
+#include "preload/runtime.def"
+#undef R
+	(void)name;
+	return p;
+}

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_callsite_table.c - the call stack parts of the preload library,
+ * linked alone with stand-ins for the writer: the lock-free id table
+ * (same array, same id, also from many threads at once; a full table
+ * answers 0), each unwinder (it finds the function that called it), and
+ * gt_callsite_capture (a stack is written once, before its id is handed
+ * out, after the module map; depth 0 turns it off).  Also prints what an
+ * unwind and a capture cost (a measurement, not a check).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "include/gputrace/format.h"
+#include "preload/callsite.h"
+#include "preload/internal.h"
+#include "preload/stack_table.h"
+#include "preload/stack_unwind.h"
+
+/* ---- stand-ins for the rest of the library ------------------------------- */
+
+struct gt_config gt_cfg;
+
+static pthread_mutex_t chunks_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t chunk_types[4096];
+static size_t nchunks;
+static uint8_t last_stack[8192];
+static size_t last_stack_len;
+static uint32_t next_string;
+
+int gt_writer_side_chunk(uint32_t type, const void *a, size_t an,
+			 const void *b, size_t bn)
+{
+	pthread_mutex_lock(&chunks_lock);
+	if (nchunks < 4096)
+		chunk_types[nchunks++] = type;
+	if (type == GT_CHUNK_STACK && an <= sizeof(last_stack)) {
+		memcpy(last_stack, a, an);
+		last_stack_len = an;
+	}
+	pthread_mutex_unlock(&chunks_lock);
+	(void)b;
+	(void)bn;
+	return 0;
+}
+
+uint32_t gt_writer_string(const char *s, size_t len)
+{
+	(void)s;
+	(void)len;
+	return __atomic_add_fetch(&next_string, 1, __ATOMIC_RELAXED);
+}
+
+void gt_writer_on_cycle(void (*fn)(int final))
+{
+	(void)fn;
+}
+
+void gt_log(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+void *gt_real_dlsym(void *handle, const char *name)
+{
+	return dlsym(handle, name);
+}
+
+static size_t count_chunks(uint32_t type)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nchunks; i++)
+		n += chunk_types[i] == type;
+	return n;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the id table ------------------------------------------------------ */
+
+static int published;
+
+static int count_publish(uint32_t id, const uint64_t *w, uint32_t len, void *arg)
+{
+	(void)id;
+	(void)w;
+	(void)len;
+	(void)arg;
+	__atomic_add_fetch(&published, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void same_array_same_id(void **state)
+{
+	struct gt_dedup t;
+	uint64_t a[3] = { 1, 2, 3 }, b[3] = { 1, 2, 4 }, c[2] = { 1, 2 };
+	uint32_t ia, ib, ic;
+
+	(void)state;
+	published = 0;
+	assert_int_equal(gt_dedup_init(&t, 1000, 10000, count_publish), 0);
+	ia = gt_dedup_get(&t, a, 3, NULL);
+	ib = gt_dedup_get(&t, b, 3, NULL);
+	ic = gt_dedup_get(&t, c, 2, NULL);
+	assert_int_not_equal(ia, 0);
+	assert_int_not_equal(ia, ib);
+	assert_int_not_equal(ia, ic);
+	assert_int_not_equal(ib, ic);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(gt_dedup_get(&t, a, 3, NULL), ia);
+	assert_int_equal(gt_dedup_get(&t, c, 2, NULL), ic);
+	assert_int_equal(published, 3);
+	gt_dedup_clear(&t);
+	assert_int_equal(gt_dedup_get(&t, b, 3, NULL), 1);
+	assert_int_equal(published, 4);
+}
+
+static void full_table_answers_zero(void **state)
+{
+	struct gt_dedup t;
+	uint64_t w[1];
+
+	(void)state;
+	assert_int_equal(gt_dedup_init(&t, 4, 100, NULL), 0);
+	for (uint64_t i = 0; i < 4; i++) {
+		w[0] = i;
+		assert_int_equal(gt_dedup_get(&t, w, 1, NULL), i + 1);
+	}
+	w[0] = 99;
+	assert_int_equal(gt_dedup_get(&t, w, 1, NULL), 0);
+	assert_true(atomic_load(&t.lost) > 0);
+	w[0] = 2;
+	assert_int_equal(gt_dedup_get(&t, w, 1, NULL), 3);   /* still found */
+}
+
+#define RACE_THREADS 8
+#define RACE_ARRAYS 64
+
+static struct gt_dedup race;
+static uint32_t race_ids[RACE_THREADS][RACE_ARRAYS];
+
+static void *race_main(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+
+	for (int round = 0; round < 2000; round++) {
+		int k = (round * 7 + me) % RACE_ARRAYS;
+		uint64_t w[4] = { (uint64_t)k, (uint64_t)k * 3, 42, (uint64_t)k };
+		uint32_t id = gt_dedup_get(&race, w, 4, NULL);
+
+		if (race_ids[me][k] && race_ids[me][k] != id)
+			race_ids[me][k] = UINT32_MAX;   /* changed: wrong */
+		else
+			race_ids[me][k] = id;
+	}
+	return NULL;
+}
+
+static void many_threads_agree(void **state)
+{
+	pthread_t t[RACE_THREADS];
+
+	(void)state;
+	published = 0;
+	assert_int_equal(gt_dedup_init(&race, 1024, 1 << 16, count_publish), 0);
+	for (int i = 0; i < RACE_THREADS; i++)
+		pthread_create(&t[i], NULL, race_main, (void *)(intptr_t)i);
+	for (int i = 0; i < RACE_THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (int k = 0; k < RACE_ARRAYS; k++) {
+		assert_int_not_equal(race_ids[0][k], 0);
+		for (int i = 1; i < RACE_THREADS; i++)
+			assert_int_equal(race_ids[i][k], race_ids[0][k]);
+	}
+	assert_int_equal(published, RACE_ARRAYS);
+}
+
+/* ---- unwinders --------------------------------------------------------- */
+
+__attribute__((noinline)) int unwind_from_here(uint64_t *pcs, int max)
+{
+	int n = gt_unwind(pcs, max);
+
+	__asm__ __volatile__("" ::: "memory");
+	return n;
+}
+
+/* Whether a return address lies in unwind_from_here's caller's caller:
+ * the first frame outside the "library" is test code calling it. */
+__attribute__((noinline)) static int finds_its_caller(void)
+{
+	uint64_t pcs[32];
+	int n = unwind_from_here(pcs, 32);
+	uintptr_t lo = (uintptr_t)&finds_its_caller;
+
+	__asm__ __volatile__("" ::: "memory");
+	for (int i = 0; i < n; i++)
+		if (pcs[i] > lo && pcs[i] < lo + 512)
+			return 1;
+	return 0;
+}
+
+static void bench_unwind(const char *name)
+{
+	uint64_t pcs[24], t0;
+	int n = 0, rounds = 20000;
+
+	t0 = now_ns();
+	for (int i = 0; i < rounds; i++)
+		n = unwind_from_here(pcs, 24);
+	printf("# bench: %-30s %5.0f ns per unwind (%d frames)\n", name,
+	       (double)(now_ns() - t0) / rounds, n);
+}
+
+static void each_unwinder_finds_the_caller(void **state)
+{
+	static const enum gt_unwinder kinds[] = {
+		GT_UNWIND_LIBGCC, GT_UNWIND_FP, GT_UNWIND_LIBUNWIND,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		enum gt_unwinder got = gt_unwind_init(kinds[i]);
+
+		if (got != kinds[i]) {
+			printf("# %s: not available here\n", gt_unwind_name());
+			continue;
+		}
+		assert_true(finds_its_caller());
+		bench_unwind(gt_unwind_name());
+	}
+	assert_int_equal(gt_unwind_parse("fp"), GT_UNWIND_FP);
+	assert_int_equal(gt_unwind_parse("bogus"), -1);
+}
+
+/* ---- gt_callsite_capture ------------------------------------------------ */
+
+__attribute__((noinline)) static uint32_t site_a(void)
+{
+	uint32_t id = gt_callsite_capture();
+
+	__asm__ __volatile__("" ::: "memory");
+	return id;
+}
+
+__attribute__((noinline)) static uint32_t site_b(void)
+{
+	uint32_t id = gt_callsite_capture();
+
+	__asm__ __volatile__("" ::: "memory");
+	return id;
+}
+
+#define ROUNDS 20000
+
+static uint32_t ids[ROUNDS];
+
+static void capture_writes_each_stack_once(void **state)
+{
+	uint32_t a, b;
+	uint64_t t0;
+	struct gt_stack h;
+
+	(void)state;
+	setenv("GPUTRACE_STACK_DEPTH", "24", 1);
+	setenv("GPUTRACE_UNWIND", "libgcc", 1);
+	gt_callsite_config();
+	t0 = now_ns();
+	for (int i = 0; i < ROUNDS; i++)    /* one call instruction: one stack */
+		ids[i] = site_a();
+	printf("# bench: gt_callsite_capture, libgcc, mostly seen before: "
+	       "%.0f ns\n", (double)(now_ns() - t0) / ROUNDS);
+	a = ids[0];
+	assert_int_not_equal(a, 0);
+	for (int i = 1; i < ROUNDS; i++)
+		assert_int_equal(ids[i], a);
+	assert_int_equal(count_chunks(GT_CHUNK_STACK), 1);
+	assert_true(count_chunks(GT_CHUNK_MODULES) >= 1);
+	assert_int_equal(count_chunks(GT_CHUNK_NOTE), 1);
+	assert_int_equal(chunk_types[0], GT_CHUNK_MODULES);  /* map first */
+	memcpy(&h, last_stack, sizeof(h));
+	assert_int_equal(h.id, a);
+	assert_true(h.native > 2);
+	assert_int_equal(h.python, 0);
+	assert_int_equal(last_stack_len, sizeof(h) + h.native * 8u);
+	b = site_b();
+	assert_int_not_equal(b, 0);
+	assert_int_not_equal(b, a);
+	assert_int_equal(count_chunks(GT_CHUNK_STACK), 2);
+}
+
+static void depth_zero_takes_no_stack(void **state)
+{
+	(void)state;
+	setenv("GPUTRACE_STACK_DEPTH", "0", 1);
+	gt_callsite_config();
+	assert_int_equal(site_a(), 0);
+	setenv("GPUTRACE_STACK_DEPTH", "24", 1);
+	gt_callsite_config();
+	assert_int_not_equal(site_a(), 0);
+}
+
+int main(void)
+{
+	gt_unwind_keep_own_frames();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(same_array_same_id),
+		cmocka_unit_test(full_table_answers_zero),
+		cmocka_unit_test(many_threads_agree),
+		cmocka_unit_test(each_unwinder_finds_the_caller),
+		cmocka_unit_test(capture_writes_each_stack_once),
+		cmocka_unit_test(depth_zero_takes_no_stack),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
