@@ -5,6 +5,8 @@
 #                     analyze the sample dump recorded on an H200)
 #   make deps         install the Debian packages the tests need
 #   make test         build the fakes and workloads, run every test (TAP, prove)
+#   make test-safety  the same under ASan+UBSan, the recording path under
+#                     TSan, and a 60 s fuzzing run (test/safety.mk)
 #   make install      install into $(DESTDIR)$(PREFIX)/{lib,bin}
 #   make clean
 #
@@ -26,7 +28,7 @@ WARN      := -Wall -Wextra -Wstrict-prototypes -Wshadow -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 $(WARN) -D_GNU_SOURCE -iquote . -Iinclude
 ifdef SANITIZE
-SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 CUDA_INC  := -isystem $(CUDA_HOME)/include
 
@@ -46,16 +48,25 @@ $(LIB): $(PRELOAD_OBJ)
 		-ldl -lpthread
 
 # ---- the analyzer ----------------------------------------------------------
+# SQLite for --sqlite where its headers and library are (libsqlite3-dev);
+# without them the analyzer builds and says so when asked for a database.
+HAVE_SQLITE := $(shell printf '\043include <sqlite3.h>\nint main(void){return !sqlite3_libversion();}\n' | \
+		 $(CC) -x c - -o /dev/null -lsqlite3 2>/dev/null && echo 1)
+ifeq ($(HAVE_SQLITE),1)
+ANALYZER_CFLAGS += -DHAVE_SQLITE
+ANALYZER_LIBS += -lsqlite3
+endif
+
 ANALYZER_SRC := $(wildcard analyzer/*.c)
 ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(B)/%.o)
 ANALYZER := $(B)/gputrace-analyze
 
 $(B)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/gputrace/*.h
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(ANALYZER_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 $(ANALYZER): $(ANALYZER_OBJ)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ -lstdc++ -lm
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(ANALYZER_LIBS) -lstdc++ -lm
 
 all:: $(LIB) $(ANALYZER)
 
@@ -73,7 +84,8 @@ test: all $(TEST_DEPS) $(TEST_BINS)
 		prove -f $(TEST_BINS) test/t/*.t
 
 # Debian packages the build and the tests need (CUDA comes from CUDA_HOME).
-DEB_DEPS := build-essential libcmocka-dev perl
+DEB_DEPS := build-essential libcmocka-dev perl clang libclang-rt-dev \
+	    libsqlite3-dev sqlite3 chromium time
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

@@ -112,17 +112,24 @@ static char **frames_of(struct build *b, uint32_t id, size_t *n, size_t *python)
 	return f;
 }
 
+/* "kind\nframe\nframe...": what rows that read the same share. */
 static char *row_key(uint32_t kind, char **frames, size_t n)
 {
-	size_t len = 16;
-	char *k, *p;
+	size_t len = 2, at = 1;
+	char *k;
 
 	for (size_t i = 0; i < n; i++)
 		len += strlen(frames[i]) + 1;
-	k = p = xmalloc(len);
-	p += sprintf(p, "%u", kind);
-	for (size_t i = 0; i < n; i++)
-		p += sprintf(p, "\n%s", frames[i]);
+	k = xmalloc(len);
+	k[0] = (char)('0' + kind % 10);
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(frames[i]);
+
+		k[at++] = '\n';
+		memcpy(k + at, frames[i], l);
+		at += l;
+	}
+	k[at] = 0;
 	return k;
 }
 

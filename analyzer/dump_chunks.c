@@ -247,6 +247,12 @@ int dump_parse_chunk(struct dump_reader *r, struct dump_record *rec)
 	case GT_CHUNK_SAMPLE:
 	case GT_CHUNK_ENV:
 		return dump_parse_info(r, rec);
+	case GT_CHUNK_GPU:
+		return dump_parse_gpu(r, rec);
+	case GT_CHUNK_WINDOW:
+		return dump_parse_window(r, rec);
+	case GT_CHUNK_CLOCK:
+		return dump_parse_clock(r, rec);
 	default:
 		return 0;           /* a newer chunk type: skip it */
 	}

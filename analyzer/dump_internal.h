@@ -68,4 +68,9 @@ int dump_parse_modules(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_nvtx(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_info(struct dump_reader *r, struct dump_record *rec);
 
+/* GPU timeline chunks (gpu_chunks.c): 1, 0 to skip, or -1. */
+int dump_parse_gpu(struct dump_reader *r, struct dump_record *rec);
+int dump_parse_window(struct dump_reader *r, struct dump_record *rec);
+int dump_parse_clock(struct dump_reader *r, struct dump_record *rec);
+
 #endif /* GPUTRACE_ANALYZER_DUMP_INTERNAL_H */

@@ -150,9 +150,9 @@ static int read_chunk(struct dump_reader *r)
 	if (r->ch.size > GT_CHUNK_MAX)
 		return dump_corrupt(r, "chunk of %u bytes is over the limit "
 				    "(%u)", r->ch.size, GT_CHUNK_MAX);
-	if (r->ch.size > r->buf_cap) {
+	if (r->ch.size > r->buf_cap || !r->buf) {  /* never NULL: parsers add to it */
 		free(r->buf);
-		r->buf = xmalloc(r->ch.size);
+		r->buf = xmalloc(r->ch.size ? r->ch.size : 1);
 		r->buf_cap = r->ch.size;
 	}
 	got = read_some(r, r->buf, r->ch.size);

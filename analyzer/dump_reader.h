@@ -48,6 +48,9 @@ enum dump_rec_type {
 	DUMP_NVTX = GT_CHUNK_NVTX,
 	DUMP_SAMPLE = GT_CHUNK_SAMPLE,
 	DUMP_ENV = GT_CHUNK_ENV,
+	DUMP_GPU = GT_CHUNK_GPU,
+	DUMP_WINDOW = GT_CHUNK_WINDOW,
+	DUMP_CLOCK = GT_CHUNK_CLOCK,
 };
 
 struct dump_process {
@@ -148,6 +151,14 @@ struct dump_record {
 			                       them with env_item_next() */
 			uint32_t size;      /* bytes at items */
 		} info;                 /* DUMP_ENV, DUMP_SAMPLE */
+		struct {
+			struct gt_gpu_header h;
+			const void *recs;   /* h.count records of h.rec_size
+			                       bytes (>= the kind's struct),
+			                       maybe unaligned: memcpy each */
+		} gpu;
+		struct gt_gpu_window window;
+		struct gt_clock_pair clock;
 	};
 };
 

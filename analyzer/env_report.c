@@ -41,11 +41,12 @@ static void versions(FILE *out, const struct model *m, const struct env_stats *s
 	cuda_version(rt, sizeof(rt), numv(&h[GT_ENV_RUNTIME_VERSION], 0));
 	snprintf(cupti, sizeof(cupti), "%lld",
 		 (long long)numv(&h[GT_ENV_CUPTI_VERSION], 0));
-	fprintf(out, "  driver %s (CUDA %s), runtime %s, CUPTI %s%s%s, NVML %s\n",
+	fprintf(out, "  driver %s (CUDA %s), runtime %s, CUPTI %s%s%s%s, NVML %s\n",
 		rel->have && rel->text ? rel->text : "?", drv,
 		numv(&h[GT_ENV_RUNTIME_VERSION], 0) > 0 ? rt : "not seen",
-		env_cupti(m), numv(&h[GT_ENV_CUPTI_VERSION], 0) > 0 ? " api " : "",
-		numv(&h[GT_ENV_CUPTI_VERSION], 0) > 0 ? cupti : "", env_nvml_word(s));
+		env_cupti(m), numv(&h[GT_ENV_CUPTI_VERSION], 0) > 0 ? " (API " : "",
+		numv(&h[GT_ENV_CUPTI_VERSION], 0) > 0 ? cupti : "",
+		numv(&h[GT_ENV_CUPTI_VERSION], 0) > 0 ? ")" : "", env_nvml_word(s));
 }
 
 static void gpu_line(FILE *out, const struct model *m, uint32_t i)
@@ -55,22 +56,25 @@ static void gpu_line(FILE *out, const struct model *m, uint32_t i)
 	const struct env_device *c = cu >= 0 ? &m->env->cuda[cu] : NULL;
 	const struct env_fact *name = DEV(n, GT_ENV_NAME);
 	int64_t cc = numv(DEV(n, GT_ENV_CC), -1), sms = c ? numv(DEV(c, GT_ENV_SM_COUNT), -1) : -1;
-	char mem[UNITS_BUF], sm[32] = "";
+	char mem[UNITS_BUF], sm[32] = "", links[32] = "n/a";
+	int64_t up;
 
 	if (sms > 0)
 		snprintf(sm, sizeof(sm), ", %lld SMs", (long long)sms);
+	if (env_fact_num(DEV(n, GT_ENV_NVLINK_ACTIVE), &up))
+		snprintf(links, sizeof(links), "%lld up", (long long)up);
 	fprintf(out, "  GPU %u: %s%s, %s, compute capability %lld.%lld%s\n", i,
 		name->have && name->text ? name->text : "?", sm,
 		fmt_bytes(mem, sizeof(mem), (uint64_t)numv(DEV(n, GT_ENV_MEMORY), 0)),
 		(long long)cc / 10, (long long)cc % 10,
 		n->s.self_n ? " (this program's)" : "");
-	fprintf(out, "    PCIe gen%lld x%lld (max gen%lld x%lld), NVLink %lld up, "
+	fprintf(out, "    PCIe gen%lld x%lld (max gen%lld x%lld), NVLink %s, "
 		"ECC %s, persistence %s\n",
 		(long long)numv(DEV(n, GT_ENV_PCIE_GEN), 0),
 		(long long)numv(DEV(n, GT_ENV_PCIE_WIDTH), 0),
 		(long long)numv(DEV(n, GT_ENV_PCIE_GEN_MAX), 0),
 		(long long)numv(DEV(n, GT_ENV_PCIE_WIDTH_MAX), 0),
-		(long long)numv(DEV(n, GT_ENV_NVLINK_ACTIVE), 0),
+		links,
 		numv(DEV(n, GT_ENV_ECC), -1) < 0 ? "n/a" :
 		numv(DEV(n, GT_ENV_ECC), 0) ? "on" : "off",
 		numv(DEV(n, GT_ENV_PERSISTENCE), 0) ? "on" : "off");
@@ -159,10 +163,14 @@ static void gpu_state(FILE *out, const struct env_stats *s, uint32_t i)
 			fputs(" (of samples)\n", out);
 			break;
 		}
-	for (uint32_t k = 0; k < g->npids; k++)
-		fprintf(out, "%spid %u (%s)%s", k ? ", " : "    other processes: ",
-			g->pids[k], fmt_bytes(mem, sizeof(mem), g->pid_mem[k]),
-			k + 1 == g->npids ? "\n" : "");
+	for (uint32_t k = 0; k < g->npids && k < 4; k++)
+		fprintf(out, "%spid %u (%s)", k ? ", " : "    other processes: ",
+			g->pids[k], fmt_bytes(mem, sizeof(mem), g->pid_mem[k]));
+	if (g->npids > 4)
+		fprintf(out, ", ... %u more", g->npids - 4);
+	if (g->npids)
+		fprintf(out, " in %.0f%% of samples\n",
+			100.0 * (double)g->other_n / (double)g->n);
 }
 
 static void cpu_state(FILE *out, const struct env_stats *s)
@@ -176,11 +184,11 @@ static void cpu_state(FILE *out, const struct env_stats *s)
 		fprintf(out, ", its child processes %.2f cores", v);
 	if (s->children_known)
 		fprintf(out, " (%" PRIu64 " alive at most)", s->children_max);
-	if (env_host_share(s, GT_SAMPLE_HOST_IOWAIT, &v))
-		fprintf(out, "; machine iowait %.1f%%", 100 * v);
-	if (env_host_share(s, GT_SAMPLE_HOST_IDLE, &v))
-		fprintf(out, ", idle %.0f%%", 100 * v);
 	fputc('\n', out);
+	if (env_host_share(s, GT_SAMPLE_HOST_IOWAIT, &v))
+		fprintf(out, "    machine: iowait %.1f%%", 100 * v);
+	if (env_host_share(s, GT_SAMPLE_HOST_IDLE, &v))
+		fprintf(out, ", idle %.0f%%\n", 100 * v);
 }
 
 void env_report_text(FILE *out, const struct model *m)

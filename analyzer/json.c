@@ -100,6 +100,12 @@ void json_uint(struct json *j, uint64_t v)
 	fprintf(j->out, "%" PRIu64, v);
 }
 
+void json_int(struct json *j, int64_t v)
+{
+	separate(j);
+	fprintf(j->out, "%" PRId64, v);
+}
+
 /* A finite number with enough digits; NaN and infinities become null. */
 void json_double(struct json *j, double v)
 {

@@ -28,6 +28,7 @@ void json_end_array(struct json *j);
 void json_key(struct json *j, const char *key);
 void json_string(struct json *j, const char *s);
 void json_uint(struct json *j, uint64_t v);
+void json_int(struct json *j, int64_t v);
 void json_bool(struct json *j, int v);
 void json_double(struct json *j, double v);
 void json_null(struct json *j);

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "analyzer/dump_reader.h"
+#include "analyzer/export.h"
 #include "analyzer/model.h"
+#include "analyzer/progress.h"
 #include "analyzer/report.h"
 #include "analyzer/util.h"
 
@@ -24,14 +26,23 @@ struct options {
 	int json;
 	size_t top;
 	const char *path;
+	char **paths;           /* every DUMP (or folder) given */
+	int npaths;
+	struct export_opts ex;  /* export.h: --trace, --sqlite, --html... */
 };
 
 static const char usage_text[] =
 	"usage: " PROG_NAME " [--json] [--top N] DUMP\n"
+	"       " PROG_NAME " [--json] DIR | DUMP DUMP...   (several ranks)\n"
+	"       " PROG_NAME " --trace OUT.json [--from S] [--to S] [--steps N..M] DUMP...\n"
+	"       " PROG_NAME " --sqlite OUT.db DUMP...\n"
+	"       " PROG_NAME " --html OUT.html DUMP...\n"
+	"       " PROG_NAME " --diff [--json] BEFORE AFTER\n"
 	"\n"
 	"    --json        print one JSON object instead of the text report\n"
 	"    --top N       rows per table in the text report (default 20, "
 	"0 = all)\n"
+	EXPORT_USAGE
 	"    -h, --help    show this help\n"
 	"    --version     show the version and the dump format it reads\n";
 
@@ -63,6 +74,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		EXPORT_LONGOPTS
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -82,12 +94,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 			       GT_FORMAT_VERSION);
 			exit(0);
 		default:
+			if (export_option(c, optarg, &o->ex) == 0)
+				break;
 			usage(EXIT_BADINPUT);
 		}
 	}
-	if (optind + 1 != argc)
+	if (optind >= argc)
 		usage(EXIT_BADINPUT);
 	o->path = argv[optind];
+	o->paths = argv + optind;
+	o->npaths = argc - optind;
 }
 
 /* Stream the dump into m; 0 or -1 (reported). */
@@ -96,8 +112,11 @@ static int read_dump(struct dump_reader *r, struct model *m)
 	struct dump_record rec;
 	int rc;
 
-	while ((rc = dump_next(r, &rec)) > 0)
+	while ((rc = dump_next(r, &rec)) > 0) {
+		progress_tick(rec.offset);
 		model_add(m, r, &rec);
+	}
+	progress_end();
 	if (rc < 0) {
 		error_msg("%s", dump_error(r));
 		return -1;
@@ -118,6 +137,7 @@ static int analyze(const struct options *o)
 		return EXIT_BADINPUT;
 	}
 	model_init(&m, dump_header(r));
+	progress_begin("reading", progress_file_size(o->path));
 	if (read_dump(r, &m) == 0) {
 		if (m.ends_early)
 			warning_msg("'%s' ends early (no end record): the "
@@ -135,11 +155,16 @@ static int analyze(const struct options *o)
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0, DEFAULT_TOP, NULL };
+	struct options o = { 0, DEFAULT_TOP, NULL, NULL, 0, { 0 } };
 	int status;
 
 	parse_options(argc, argv, &o);
-	status = analyze(&o);
+	o.ex.json = o.json;
+	o.ex.top = o.top;
+	if (export_wanted(&o.ex) || o.npaths != 1 || export_is_folder(o.path))
+		status = export_main(&o.ex, o.paths, o.npaths);
+	else
+		status = analyze(&o);
 	if (fflush(stdout) || ferror(stdout)) {
 		error_msg("cannot write the report: %s", strerror(errno));
 		return EXIT_BADINPUT;

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "analyzer/callsite.h"
+#include "analyzer/diagnosis.h"
 #include "analyzer/env.h"
+#include "analyzer/gpu.h"
 #include "analyzer/memory.h"
 #include "analyzer/model_internal.h"
 #include "analyzer/nccl.h"
@@ -176,6 +178,7 @@ static void add_event(struct model *m, const struct dump_reader *r,
 
 	memory_add_event(m, ev);
 	callsites_add_event(m, ev);
+	gpu_add_event(m, r, ev, row);
 	if (!row)
 		goto counted;
 	row->calls++;
@@ -203,6 +206,8 @@ void model_add(struct model *m, const struct dump_reader *r,
 	nccl_add(m, r, rec);
 	nvtx_add(m, r, rec);
 	env_add(m, r, rec);
+	gpu_add(m, r, rec);
+	diagnosis_add(m, r, rec);       /* after gpu_add: its clock fit */
 	switch (rec->type) {
 	case DUMP_PROCESS:
 		add_process(m, rec->process);
@@ -255,7 +260,9 @@ void model_finish(struct model *m, int ends_early)
 		m->dropped = m->end_dropped;
 	m->threads = m->tids.len;
 	m->streams = m->stream_ids.len;
+	gpu_finish(m);              /* before nvtx_finish: it asks for busy time */
 	nvtx_finish(m);
+	diagnosis_finish(m);
 }
 
 static void free_values(struct hmap *h, void (*fn)(void *))
@@ -293,5 +300,7 @@ void model_release(struct model *m)
 	nccl_release(m);
 	callsites_release(m);
 	nvtx_release(m);
+	gpu_release(m);
+	diagnosis_release(m);
 	env_release(m);
 }

@@ -40,6 +40,7 @@ struct row {
 	uint64_t total_ns;      /* sum of the calls' host time */
 	uint64_t max_ns;
 	struct hist hist;       /* per-call host time */
+	struct row_gpu *gpu;    /* GPU records joined to it (gpu.c), or NULL */
 };
 
 #define MODEL_NOTES 16          /* notes kept; more are only counted */
@@ -83,6 +84,8 @@ struct model {
 	struct nvtx_stats *nvtx;        /* nvtx.c */
 	struct env_stats *env;          /* env.c, samples.c */
 	struct callsites *callsites;    /* callsite.c */
+	struct gpu_stats *gpu;          /* gpu.c */
+	struct diagnosis *diag;         /* diagnosis.c */
 };
 
 void model_init(struct model *m, const struct gt_file_header *h);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyzer/demangle.h"
+#include "analyzer/gpu.h"
 #include "analyzer/model_internal.h"
 #include "analyzer/util.h"
 
@@ -48,6 +49,7 @@ static struct row *row_new(char *key, char *name)
 void row_free(struct row *row)
 {
 	hist_release(&row->hist);
+	gpu_row_free(row->gpu);
 	free(row->key);
 	free(row->name);
 	free(row->symbol);

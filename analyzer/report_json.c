@@ -6,7 +6,9 @@
 #include <stdlib.h>
 
 #include "analyzer/callsite.h"
+#include "analyzer/diagnosis.h"
 #include "analyzer/env.h"
+#include "analyzer/gpu.h"
 #include "analyzer/json.h"
 #include "analyzer/memory.h"
 #include "analyzer/nccl.h"
@@ -40,6 +42,7 @@ static void kernel(struct json *j, const struct row *r)
 	put_uint(j, "launch_ns_p50", hist_quantile(&r->hist, 0.50));
 	put_uint(j, "launch_ns_p99", hist_quantile(&r->hist, 0.99));
 	put_uint(j, "launch_ns_max", r->max_ns);
+	gpu_row_json(j, r, ROW_KERNEL);
 }
 
 static void graph(struct json *j, const struct row *r)
@@ -50,6 +53,7 @@ static void graph(struct json *j, const struct row *r)
 	put_uint(j, "launch_ns_p50", hist_quantile(&r->hist, 0.50));
 	put_uint(j, "launch_ns_p99", hist_quantile(&r->hist, 0.99));
 	put_uint(j, "launch_ns_max", r->max_ns);
+	gpu_row_json(j, r, ROW_GRAPH);
 }
 
 static void copy(struct json *j, const struct row *r)
@@ -61,6 +65,7 @@ static void copy(struct json *j, const struct row *r)
 	put_uint(j, "calls", r->calls);
 	put_uint(j, "bytes", r->bytes);
 	put_uint(j, "host_ns_total", r->total_ns);
+	gpu_row_json(j, r, ROW_COPY);
 }
 
 static void copy_class(struct json *j, const struct row *r)
@@ -117,6 +122,7 @@ static void set(struct json *j, const struct row *r)
 	put_uint(j, "calls", r->calls);
 	put_uint(j, "bytes", r->bytes);
 	put_uint(j, "host_ns_total", r->total_ns);
+	gpu_row_json(j, r, ROW_SET);
 }
 
 static void sync(struct json *j, const struct row *r)
@@ -198,10 +204,12 @@ void report_json(FILE *out, const struct model *m)
 	nccl_report_json(&j, m);
 	callsites_json(&j, m);
 	nvtx_report_json(&j, m);
+	diagnosis_report_json(&j, m);
 	env_report_json(&j, m);
 	json_key(&j, "gpu");            /* the GPU timeline adds its keys here */
 	json_begin_object(&j);
 	env_gpu_json(&j, m);
+	gpu_report_json(&j, m);
 	json_end_object(&j);
 	json_end_object(&j);
 }

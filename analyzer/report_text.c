@@ -10,7 +10,9 @@
 
 #include "analyzer/callsite.h"
 #include "analyzer/demangle.h"
+#include "analyzer/diagnosis.h"
 #include "analyzer/env.h"
+#include "analyzer/gpu.h"
 #include "analyzer/memory.h"
 #include "analyzer/nccl.h"
 #include "analyzer/nvtx.h"
@@ -285,11 +287,14 @@ void report_text(FILE *out, const struct model *m,
 	size_t i;
 
 	print_header(out, m);
+	diagnosis_report_head(out, m);  /* the verdict opens the report */
 	print_findings(out, m);
+	diagnosis_report_text(out, m, opts->top);
 	for (i = 0; i < ARRAY_SIZE(sections); i++)
 		print_section(out, m, &sections[i], opts->top);
 	nccl_report_text(out, m, opts->top);
 	callsites_print_text(out, m, opts->top);
 	nvtx_report_text(out, m, opts->top);
+	gpu_report_text(out, m, opts->top);
 	env_report_text(out, m);
 }

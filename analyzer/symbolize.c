@@ -135,13 +135,14 @@ static void read_symbols(struct symtab *t, const Elf64_Shdr *sh, size_t n,
 		t->v[t->n++] = (struct sym){ y.st_value, y.st_size,
 			(const char *)t->map + str->sh_offset + y.st_name };
 	}
-	qsort(t->v, t->n, sizeof(*t->v), by_addr);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), by_addr);
 }
 
 static int map_file(struct symtab *t, const char *path, const char **why)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);  /* a FIFO must not block */
 	void *p;
 
 	if (fd < 0) {

@@ -24,6 +24,9 @@
 struct gt_cupti_api gt_cupti;
 atomic_int gt_gpu_on;
 static atomic_uint inflight;        /* wrappers between push and pop */
+static _Atomic uint64_t work_pushed; /* records the window's work brings */
+static atomic_int uncounted;        /* a graph was launched in the window */
+static uint64_t work_base;          /* gt_records_joined_work at opening */
 
 static struct {
 	pthread_mutex_t lock;
@@ -52,25 +55,46 @@ static const CUpti_ActivityKind kinds[] = {
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-int gt_cupti_push(uint64_t id)
+unsigned gt_cupti_push(uint64_t id, unsigned work)
 {
 	atomic_fetch_add(&inflight, 1);
 	if (!atomic_load(&gt_gpu_on)) {     /* closed meanwhile */
 		atomic_fetch_sub(&inflight, 1);
 		return 0;
 	}
+	if (work == GT_GPU_UNCOUNTED) {
+		atomic_store_explicit(&uncounted, 1, memory_order_relaxed);
+		work = 0;
+	}
+	if (work)
+		atomic_fetch_add_explicit(&work_pushed, work, memory_order_relaxed);
 	gt_cupti.cuptiActivityPushExternalCorrelationId(
 		CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
-	return 1;
+	return work + 1;
 }
 
-void gt_cupti_pop(void)
+void gt_cupti_pop(unsigned token, int failed)
 {
 	uint64_t last;
 
 	gt_cupti.cuptiActivityPopExternalCorrelationId(
 		CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+	if (failed && token > 1)            /* no records will come */
+		atomic_fetch_sub_explicit(&work_pushed, token - 1, memory_order_relaxed);
 	atomic_fetch_sub(&inflight, 1);
+}
+
+void gt_cupti_work_reset(void)
+{
+	atomic_store(&work_pushed, 0);
+	atomic_store(&uncounted, 0);
+	work_base = gt_records_joined_work();
+}
+
+int gt_cupti_work_done(void)
+{
+	return !atomic_load(&uncounted) &&
+	       gt_records_joined_work() - work_base >= atomic_load(&work_pushed);
 }
 
 unsigned gt_cupti_inflight(void)
@@ -193,6 +217,8 @@ int gt_cupti_enable(void)
 		pthread_mutex_unlock(&cs.lock);
 		return -1;
 	}
+	/* Ids first: a call that records must have pushed (cupti.h). */
+	atomic_store(&gt_gpu_on, 1);
 	if (gt_gpu_cfg.graph_trace)             /* refused by old CUPTI: nodes */
 		gt_cupti.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
 	for (i = 0; i < NKINDS; i++) {
@@ -202,25 +228,31 @@ int gt_cupti_enable(void)
 	}
 	if (i < NKINDS) {
 		disable_kinds(i);
+		atomic_store(&gt_gpu_on, 0);
 		cs.why = result_string(rc);
 		gt_warn_once("gputrace: CUPTI would not record kernels (%s); GPU "
 			     "timing is off\n", cs.why);
 	} else {
 		cs.enabled = 1;
-		atomic_store(&gt_gpu_on, 1);
 	}
 	pthread_mutex_unlock(&cs.lock);
 	return cs.enabled ? 0 : -1;
 }
 
+/* Kinds off first, then the ids: no record of a call that did not push
+ * (the kinds go off in reverse order: the GPU kinds before the API ones). */
 void gt_cupti_disable(void)
 {
-	atomic_store(&gt_gpu_on, 0);
 	pthread_mutex_lock(&cs.lock);
 	if (cs.enabled && !cs.forgotten)
 		disable_kinds(NKINDS);
 	cs.enabled = 0;
 	pthread_mutex_unlock(&cs.lock);
+}
+
+void gt_cupti_ids_off(void)
+{
+	atomic_store(&gt_gpu_on, 0);
 }
 
 void gt_cupti_flush(int forced)

@@ -28,20 +28,28 @@
 
 extern atomic_int gt_gpu_on;        /* a window is open: push ids */
 
-/* Push id for the calling thread: 1 if pushed (pop it), else 0. */
-int gt_cupti_push(uint64_t id);
-void gt_cupti_pop(void);
+/*
+ * Push id for the calling thread; work is how many GPU records the call
+ * should bring (a launch 1, copies their count, waits 0, graphs
+ * GT_GPU_UNCOUNTED): CUPTI is detached only once they all came, which
+ * means the GPU finished that work.  Returns 0 when not pushed, else a
+ * token for the pop, which takes the work back if the call failed.
+ */
+#define GT_GPU_UNCOUNTED 0xffffffffu
+unsigned gt_cupti_push(uint64_t id, unsigned work);
+void gt_cupti_pop(unsigned token, int failed);
 
 /*
  * Around the real call of a traced driver call, between gt_rec_begin and
  * gt_rec_commit (ring.h must be included):
- *	int gpu_ = GT_GPU_BEGIN();  ...real call...  GT_GPU_END(gpu_);
+ *	unsigned gpu_ = GT_GPU_BEGIN(work);  ...real call...
+ *	GT_GPU_END(gpu_, failed);
  */
-#define GT_GPU_BEGIN()                                                       \
+#define GT_GPU_BEGIN(work)                                                   \
 	(unlikely(atomic_load_explicit(&gt_gpu_on, memory_order_relaxed))   \
-	 ? gt_cupti_push(gt_rec_id()) : 0)
-#define GT_GPU_END(pushed)                                                   \
-	do { if (unlikely(pushed)) gt_cupti_pop(); } while (0)
+	 ? gt_cupti_push(gt_rec_id(), (work)) : 0u)
+#define GT_GPU_END(token, failed)                                            \
+	do { if (unlikely(token)) gt_cupti_pop((token), (failed)); } while (0)
 
 /*
  * Before CUDA initializes (the first cuGetProcAddress): load CUPTI,
@@ -61,12 +69,18 @@ static inline void gt_cupti_early(void)
 
 /* Load and subscribe if not yet done; 0 when subscribed. */
 int gt_cupti_attach(void);
-/* Enable the activity kinds and open the window flag; 0 on success. */
+/* Start pushing ids, then enable the activity kinds; 0 on success. */
 int gt_cupti_enable(void);
-/* Close the window flag and disable the kinds. */
+/* Disable the kinds; then gt_cupti_ids_off stops the pushes. */
 void gt_cupti_disable(void);
+void gt_cupti_ids_off(void);
 /* Calls still inside a push (after the flag went down). */
 unsigned gt_cupti_inflight(void);
+/* At a window's opening: count the work pushed from now on. */
+void gt_cupti_work_reset(void);
+/* Whether every record the window's work should bring has come (and no
+ * graph, whose records cannot be counted, was launched). */
+int gt_cupti_work_done(void);
 /* cuptiActivityFlushAll, forced or not. */
 void gt_cupti_flush(int forced);
 /* Detach (cuptiFinalize): outside windows CUPTI then costs nothing. */

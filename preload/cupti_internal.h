@@ -52,8 +52,10 @@ void gt_buffers_forget(void);
 /* Turn the buffers' records into GT_CHUNK_GPU chunks; final: no record
  * waits for a later cycle. */
 void gt_records_process(struct gt_filled *f, int final);
-/* Records written, and those that could not be. */
+/* Records written, and those that could not be; kernel, copy and memset
+ * records joined to a host event (what the window's work brought). */
 uint64_t gt_records_written(void);
+uint64_t gt_records_joined_work(void);
 uint64_t gt_records_lost(void);
 /* Allocate the join tables: 0, or -1 (out of memory). */
 int gt_records_init(void);

@@ -123,13 +123,14 @@ static void *open_cupti(struct gt_cupti_api *api)
 {
 	const char *lib = getenv("GPUTRACE_CUPTI_LIB");
 	char path[1024];
+	void *h;
 
 	if (lib && *lib)
 		return try_open(api, lib);
 	loaded_path("libcupti.so", path, sizeof(path));
 	if (*path)
 		return try_open(api, path);
-	void *h = open_beside_cudart(api);
+	h = open_beside_cudart(api);
 	if (!h)
 		h = open_toolkit(api);
 	return h ? h : open_in(api, "");

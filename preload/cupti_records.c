@@ -12,8 +12,9 @@
  *     thread: the runtime call's correlation id -> the same id (CUPTI
  *     gives kernels launched through cudart the runtime call's id).
  * The second converts kernels, copies, memsets, syncs and graphs.  A
- * record whose id is not known yet waits one cycle (its API records may
- * come in a later buffer), then is written without a host id.
+ * record whose id is not known yet waits (its API records may come in a
+ * later buffer) until two more batches of buffers came, then is written
+ * without a host id.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,7 @@ union gpu_rec {
 
 struct waiting {
 	uint32_t kind;              /* enum gt_gpu_kind */
+	uint32_t age;               /* batches it has waited through */
 	union gpu_rec r;
 };
 
@@ -69,10 +71,10 @@ static struct {
 	struct ext_slot *ext;
 	struct tid_slot tid[TID_SLOTS];
 	struct name_slot *names;
-	struct waiting *wait, *wait2;   /* this cycle's, last cycle's */
-	size_t nwait, nwait2;
+	struct waiting *wait;           /* records without their id yet */
+	size_t nwait;
 	struct stage *stage[GT_GPU_DROPS];
-	uint64_t written, lost;
+	uint64_t written, lost, joined_work;
 } rj;
 
 int gt_records_init(void)
@@ -90,7 +92,6 @@ int gt_records_init(void)
 	rj.ext = calloc(EXT_SLOTS, sizeof(*rj.ext));
 	rj.names = calloc(NAME_SLOTS, sizeof(*rj.names));
 	rj.wait = calloc(WAIT_MAX, sizeof(*rj.wait));
-	rj.wait2 = calloc(WAIT_MAX, sizeof(*rj.wait2));
 	for (uint32_t k = GT_GPU_KERNEL; k <= GT_GPU_GRAPH; k++) {
 		rj.stage[k] = calloc(1, sizeof(struct stage));
 		if (!rj.stage[k])
@@ -98,7 +99,7 @@ int gt_records_init(void)
 		rj.stage[k]->kind = k;
 		rj.stage[k]->size = sizes[k];
 	}
-	return rj.ext && rj.names && rj.wait && rj.wait2 ? 0 : -1;
+	return rj.ext && rj.names && rj.wait ? 0 : -1;
 }
 
 /* ---- the join tables ---------------------------------------------------- */
@@ -222,12 +223,14 @@ static void emit(uint32_t kind, const union gpu_rec *r)
 {
 	struct stage *st = rj.stage[kind];
 
+	if (r->k.host_id && kind <= GT_GPU_MEMSET)
+		rj.joined_work++;
 	st->r[st->n++] = *r;
 	if (st->n == STAGE_MAX)
 		stage_flush(st);
 }
 
-/* Write r now if its id is known (or it waited already), else let it wait. */
+/* Write r now if its id is known, else let it wait for later buffers. */
 static void emit_or_wait(uint32_t kind, union gpu_rec *r, uint32_t corr,
 			 int final)
 {
@@ -236,8 +239,7 @@ static void emit_or_wait(uint32_t kind, union gpu_rec *r, uint32_t corr,
 		emit(kind, r);
 		return;
 	}
-	rj.wait[rj.nwait].kind = kind;
-	rj.wait[rj.nwait++].r = *r;
+	rj.wait[rj.nwait++] = (struct waiting){ .kind = kind, .r = *r };
 }
 
 /* ---- conversion ------------------------------------------------------------ */
@@ -345,41 +347,40 @@ static void convert_pass(const uint8_t *buf, size_t valid, int final)
 	}
 }
 
-/* Last cycle's waiting records: joined now, or written without an id. */
-static void retry_waiting(void)
+static uint32_t correlation(const struct waiting *w)
 {
-	struct waiting *w = rj.wait2;
-	size_t n = rj.nwait2;
+	if (w->kind == GT_GPU_KERNEL)
+		return w->r.k.correlation;
+	return w->kind <= GT_GPU_MEMSET ? w->r.c.correlation : w->r.s.correlation;
+}
 
-	for (size_t i = 0; i < n; i++) {
-		uint32_t corr = w[i].kind == GT_GPU_KERNEL ? w[i].r.k.correlation :
-				w[i].kind <= GT_GPU_MEMSET ? w[i].r.c.correlation :
-				w[i].r.s.correlation;
+/* Waiting records, after a new batch: joined now, or written without an
+ * id once they waited through two batches (or at the end). */
+static void retry_waiting(int final)
+{
+	size_t kept = 0;
 
-		w[i].r.k.host_id = ext_get(corr);
-		emit(w[i].kind, &w[i].r);
+	for (size_t i = 0; i < rj.nwait; i++) {
+		struct waiting *w = &rj.wait[i];
+
+		w->r.k.host_id = ext_get(correlation(w));
+		if (w->r.k.host_id || final || ++w->age >= 2)
+			emit(w->kind, &w->r);
+		else
+			rj.wait[kept++] = *w;
 	}
-	rj.nwait2 = 0;
+	rj.nwait = kept;
 }
 
 void gt_records_process(struct gt_filled *f, int final)
 {
-	struct waiting *t;
-
-	if (!rj.ext)
+	if (!rj.ext || (!f->n && !final))
 		return;
 	for (size_t i = 0; i < f->n; i++)
 		join_pass(f->buf[i], f->valid[i]);
-	retry_waiting();
+	retry_waiting(final);
 	for (size_t i = 0; i < f->n; i++)
 		convert_pass(f->buf[i], f->valid[i], final);
-	t = rj.wait2;                   /* this cycle's wait is next cycle's retry */
-	rj.wait2 = rj.wait;
-	rj.nwait2 = rj.nwait;
-	rj.wait = t;
-	rj.nwait = 0;
-	if (final)
-		retry_waiting();
 	for (uint32_t k = GT_GPU_KERNEL; k <= GT_GPU_GRAPH; k++)
 		stage_flush(rj.stage[k]);
 }
@@ -392,4 +393,9 @@ uint64_t gt_records_written(void)
 uint64_t gt_records_lost(void)
 {
 	return rj.lost;
+}
+
+uint64_t gt_records_joined_work(void)
+{
+	return rj.joined_work;
 }

@@ -10,7 +10,8 @@
  * each thread takes a new one at its next call, because the generation
  * changes), its writer thread, dump file and buffers, and which functions
  * its dump has defined.  Kept: settings, kernel names, our signal
- * handlers.  The child's dump is made at its first traced call, named
+ * handlers (their lock made free).  libunwind is left for libgcc's
+ * unwinder: its own mutex may be held by a thread that is not there.  The child's dump is made at its first traced call, named
  * from its own pid; a child that makes none has no dump.  The handler
  * runs in glibc's fork after malloc is usable again, and takes no lock.
  */
@@ -21,6 +22,8 @@
 #include "preload/functions.h"
 #include "preload/internal.h"
 #include "preload/ring.h"
+#include "preload/signals.h"
+#include "preload/stack_unwind.h"
 #include "preload/writer.h"
 
 static void in_child(void)
@@ -31,6 +34,8 @@ static void in_child(void)
 	gt_ring_forget_all();
 	gt_writer_forget();
 	gt_func_after_fork();
+	gt_signals_after_fork();
+	gt_unwind_after_fork();
 	gt_start_ns = gt_now();
 	clock_gettime(CLOCK_REALTIME, &rt);
 	gt_start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;

@@ -28,7 +28,9 @@
 
 #define MS 1000000ull
 #define DRAIN_MS 500                /* after a window, for late records */
+#define DRAIN_MAX_MS 30000          /* ... and at most, waiting to detach */
 #define CLOCK_EVERY_MS 10000        /* clock pairs while a window is open */
+#define CLOCK_BATCH_MS 100          /* ... and before records, at most */
 
 struct gt_gpu_cfg gt_gpu_cfg;
 atomic_int gt_cupti_early_done;
@@ -89,11 +91,16 @@ static void load_settings(void)
 	struct gt_gpu_cfg *c = &gt_gpu_cfg;
 
 	c->cupti = (int)env_ms("GPUTRACE_CUPTI", 1, 0, 1);
-	c->mode = (uint32_t)env_word("GPUTRACE_GPU", modes, 3, 0) + GT_GPU_MODE_WINDOWS;
+	/*
+	 * Off by default for now: on the H200 (torch 2.11, CUDA 13.0, driver
+	 * 580), attaching CUPTI from the first cuGetProcAddress made torch
+	 * crash inside cuInit; GPU timing is opt-in until that is proven fixed.
+	 */
+	c->mode = (uint32_t)env_word("GPUTRACE_GPU", modes, 3, 2) + GT_GPU_MODE_WINDOWS;
 	c->window_ms = env_ms("GPUTRACE_GPU_WINDOW_MS", 2000, 10, 3600000);
 	c->period_ms = env_ms("GPUTRACE_GPU_PERIOD_MS", 30000, 10, 86400000);
 	c->warmup_ms = env_ms("GPUTRACE_GPU_WARMUP_MS", 5000, 0, 86400000);
-	c->finalize = env_word("GPUTRACE_GPU_SWITCH", switches, 2, 1);
+	c->finalize = env_word("GPUTRACE_GPU_SWITCH", switches, 2, 0);
 	c->graph_trace = env_word("GPUTRACE_GPU_GRAPHS", graphs, 2, 0);
 	c->buffers = env_ms("GPUTRACE_CUPTI_BUFFERS", 8, 2, GT_BUFFERS_MAX);
 	c->buffer_bytes = (size_t)env_ms("GPUTRACE_CUPTI_BUFFER_KB", 4096, 64,
@@ -116,6 +123,20 @@ static void put_note(const char *fmt, const char *a, const char *b)
 	if (n > 0)
 		gt_writer_side_chunk(GT_CHUNK_NOTE, &level, sizeof(level), note,
 				     (size_t)n < sizeof(note) ? (size_t)n : sizeof(note) - 1);
+}
+
+static void say_host_only(void)
+{
+	uint32_t state = gt_cupti_state();
+
+	if (state == GT_CUPTI_TAKEN)
+		gt_warn_once("gputrace: CUPTI is held by another tool (%s); tracing "
+			     "the host side only\n",
+			     *gt_cupti_holder() ? gt_cupti_holder() : "torch.profiler, "
+			     "nsys or compute-sanitizer?");
+	else if (state == GT_CUPTI_MISSING || state == GT_CUPTI_FAILED)
+		gt_warn_once("gputrace: no GPU timing (%s); tracing the host side "
+			     "only\n", gt_cupti_why());
 }
 
 static void put_state(void)
@@ -141,25 +162,12 @@ static void put_state(void)
 	if (gt_writer_side_chunk(GT_CHUNK_GPU, &h, sizeof(h), &s, sizeof(s)))
 		return;
 	gw.state_written = state;
+	say_host_only();
 	if (state == GT_CUPTI_TAKEN)
 		put_note("gpu: CUPTI is held by another tool (%s%s): no GPU timing",
 			 *holder ? holder : "not named", "");
 	else if (state == GT_CUPTI_MISSING || state == GT_CUPTI_FAILED)
 		put_note("gpu: no GPU timing: %s%s", gt_cupti_why(), "");
-}
-
-static void say_host_only(void)
-{
-	uint32_t state = gt_cupti_state();
-
-	if (state == GT_CUPTI_TAKEN)
-		gt_warn_once("gputrace: CUPTI is held by another tool (%s); tracing "
-			     "the host side only\n",
-			     *gt_cupti_holder() ? gt_cupti_holder() : "torch.profiler, "
-			     "nsys or compute-sanitizer?");
-	else if (state == GT_CUPTI_MISSING || state == GT_CUPTI_FAILED)
-		gt_warn_once("gputrace: no GPU timing (%s); tracing the host side "
-			     "only\n", gt_cupti_why());
 }
 
 static void put_window(uint64_t start, uint64_t end)
@@ -209,18 +217,18 @@ static void put_drops(void)
 static void open_window(uint64_t now)
 {
 	if (gt_cupti_attach()) {
-		say_host_only();
 		/* held by another tool: maybe free at the next period */
 		gw.phase = gt_cupti_state() == GT_CUPTI_TAKEN ? P_WAIT : P_DONE;
 		gw.next_open = now + (uint64_t)gt_gpu_cfg.period_ms * MS;
 		return;
 	}
 	put_clock(now);
+	gt_cupti_work_reset();
 	if (gt_cupti_enable()) {
 		gw.phase = P_DONE;
 		return;
 	}
-	gw.opened = gt_now();
+	gw.opened = gt_now();       /* ids pushed and kinds on from here */
 	gw.seq++;
 	put_window(gw.opened, 0);
 	gw.phase = P_OPEN;
@@ -230,7 +238,8 @@ static void open_window(uint64_t now)
 static void close_window(void)
 {
 	gt_cupti_disable();
-	gw.closed = gt_now();
+	gw.closed = gt_now();       /* nothing recorded from here */
+	gt_cupti_ids_off();
 	put_window(gw.opened, gw.closed);
 	put_clock(gw.closed);
 	gt_cupti_flush(0);          /* forced only once late kernels are done */
@@ -238,15 +247,26 @@ static void close_window(void)
 	gw.last_flush = gw.closed;
 }
 
+/*
+ * Detach only once the GPU finished the window's work: every record it
+ * should bring came (CUPTI's device buffers are freed on detach), and no
+ * call is inside a push.  Until the next window is due (at most
+ * DRAIN_MAX_MS), wait; then stay attached with the kinds off and try
+ * again after the next window.
+ */
 static void end_drain(uint64_t now)
 {
-	if (gt_gpu_cfg.finalize) {
-		if (gt_cupti_inflight())
-			return;             /* a call is inside a push: next cycle */
+	int done = gt_cupti_work_done() && !gt_cupti_inflight();
+	uint64_t due = gw.opened + (uint64_t)gt_gpu_cfg.period_ms * MS;
+
+	if (due > gw.closed + DRAIN_MAX_MS * MS)
+		due = gw.closed + DRAIN_MAX_MS * MS;
+	if (gt_gpu_cfg.finalize && !done && now < due)
+		return;                 /* step() keeps flushing meanwhile */
+	if (gt_gpu_cfg.finalize && done)
 		gt_cupti_detach();
-	} else {
+	else
 		gt_cupti_flush(1);
-	}
 	gw.next_open = gw.opened + (uint64_t)gt_gpu_cfg.period_ms * MS;
 	if (gw.next_open <= now)
 		gw.next_open = now + MS;
@@ -267,8 +287,8 @@ static void first_cycle(uint64_t now)
 		gw.phase = P_OPEN;
 	} else if (gt_gpu_cfg.mode == GT_GPU_MODE_ALL) {
 		gw.next_open = now;
-	} else if (gt_cupti_attach()) {             /* claim CUPTI, or say why */
-		say_host_only();
+	} else {
+		gt_cupti_attach();                  /* claim CUPTI, or say why */
 	}
 }
 
@@ -310,11 +330,14 @@ static void final_step(void)
 	gw.phase = P_DONE;
 }
 
-static void process(int final)
+/* Records of the buffers CUPTI handed over, after a fresh clock pair. */
+static void process(uint64_t now, int final)
 {
 	static struct gt_filled f;  /* the writer thread's */
 
 	gt_buffers_take(&f);
+	if (f.n && now - gw.last_clock >= CLOCK_BATCH_MS * MS)
+		put_clock(now);
 	gt_records_process(&f, final);
 	gt_buffers_give_back(&f);
 }
@@ -328,6 +351,11 @@ static void gpu_cycle(int final)
 	if (gw.phase == P_START) {
 		if (gt_gpu_cfg.mode == GT_GPU_MODE_OFF) {
 			put_state();
+			if (!gt_gpu_cfg.cupti) {    /* asked for; said once */
+				put_note("gpu: no GPU timing (GPUTRACE_CUPTI=0)%s%s", "", "");
+				gt_warn_once("gputrace: GPUTRACE_CUPTI=0: tracing the "
+					     "host side only\n");
+			}
 			gw.phase = P_DONE;
 			return;
 		}
@@ -338,7 +366,7 @@ static void gpu_cycle(int final)
 	else
 		step(now);
 	put_state();
-	process(final);
+	process(now, final);
 	put_drops();
 }
 

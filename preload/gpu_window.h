@@ -13,7 +13,8 @@
  *
  * Between windows CUPTI is detached (cuptiFinalize) by default, which
  * measured cheapest on the H200 (GPUTRACE_GPU_SWITCH=disable keeps it
- * attached with its activity kinds off instead).  Everything here runs
+ * attached with its activity kinds off instead), once the GPU finished
+ * the window's work (all its records came; see end_drain).  Everything here runs
  * on the writer thread's cycle (gt_writer_on_cycle), never on the hot
  * path; the dump gets a GT_CHUNK_WINDOW at each opening and closing and
  * GT_CHUNK_CLOCK pairs to put CUPTI's clock on the host's.

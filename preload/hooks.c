@@ -21,6 +21,7 @@
 #include "preload/pinned.h"
 #include "preload/hooks.h"
 #include "preload/ring.h"
+#include "preload/wrap_body.h"
 
 /* cuda.h renames some entry points to their newest version; we define
  * every version under its exported name. */
@@ -46,13 +47,6 @@
 #undef cuStreamWaitEvent
 #undef cuStreamQuery
 
-#define GT_PAIR_FIRST(a, b) a
-#define GT_PAIR_SECOND(a, b) b
-/* Kinds whose calls put work on the GPU: their ids go to CUPTI (cupti.h). */
-#define GT_GPU_KIND(k) ((k) == GT_KIND_LAUNCH || (k) == GT_KIND_GRAPH || \
-			(k) == GT_KIND_COPY || (k) == GT_KIND_SET ||     \
-			(k) == GT_KIND_SYNC)
-
 _Atomic(void *) gt_real_indirect[GT_OP_DRIVER_END];
 _Atomic(void *) gt_real_direct[GT_OP_DRIVER_END];
 
@@ -77,43 +71,13 @@ static inline void *indirect_real(int op)
 	return atomic_load_explicit(&gt_real_indirect[op], memory_order_relaxed);
 }
 
-/*
- * The body of every wrapper: take a slot, fill it from the arguments, time
- * the real call, publish.  When no slot is to be had the call goes straight
- * through.  `r` is the name hooks.def's fill expressions use.
- */
-#define GT_BODY(op, kd, fl, realexpr, P, A, FILL, POST)                       \
-	{                                                                    \
-		CUresult (CUDAAPI *real_) P = (CUresult (CUDAAPI *) P)(realexpr); \
-		struct gt_rec *r;                                            \
-		CUresult res_;                                               \
-		int gpu_;                                                    \
-		if (unlikely(!real_))                                        \
-			return CUDA_ERROR_NOT_INITIALIZED;                   \
-		r = gt_rec_begin();                                          \
-		if (!r) {                                                    \
-			res_ = real_ A;                                      \
-			POST;                                                \
-			return res_;                                         \
-		}                                                            \
-		FILL;                                                        \
-		if (GT_PAIR_FIRST kd == GT_KIND_COPY)                        \
-			gt_copy_classify(r, GT_PAIR_SECOND kd, (fl) & GT_OPF_ASYNC); \
-		gpu_ = GT_GPU_KIND(GT_PAIR_FIRST kd) ? GT_GPU_BEGIN() : 0;   \
-		r->t0 = gt_now();                                            \
-		res_ = real_ A;                                              \
-		r->t1 = gt_now();                                            \
-		GT_GPU_END(gpu_);                                            \
-		POST;                                                        \
-		gt_rec_commit(r, op, res_);                                  \
-		return res_;                                                 \
-	}
-
 #define X(sym, api, ver, sfx, kd, fl, P, A, F, POST)                         \
 	GT_EXPORT CUresult CUDAAPI sym P                                     \
-	GT_BODY(GT_OP_##sym, kd, fl, direct_real(GT_OP_##sym), P, A, F, POST) \
+	GT_WRAP_BODY(CUresult, CUDA_ERROR_NOT_INITIALIZED, GT_OP_##sym, kd, fl,   \
+		     direct_real(GT_OP_##sym), P, A, F, POST) \
 	static CUresult CUDAAPI indirect_##sym P                             \
-	GT_BODY(GT_OP_##sym, kd, fl, indirect_real(GT_OP_##sym), P, A, F, POST) \
+	GT_WRAP_BODY(CUresult, CUDA_ERROR_NOT_INITIALIZED, GT_OP_##sym, kd, fl,   \
+		     indirect_real(GT_OP_##sym), P, A, F, POST) \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(&indirect_##sym), \
 						    PFN_##api##_v##ver##sfx), \
 		       #sym " does not match PFN_" #api "_v" #ver #sfx);

@@ -27,13 +27,6 @@ atomic_uint gt_generation = 1;
 uint64_t gt_start_ns, gt_start_realtime_ns;
 static atomic_int initialised;
 
-/* At the writer's first cycle: the program uses CUDA, so watch signals. */
-static void arm_signals(int final)
-{
-	if (!final)
-		gt_signals_arm();
-}
-
 void gt_init(void)
 {
 	struct timespec rt;
@@ -56,7 +49,6 @@ void gt_init(void)
 		gt_log("gputrace: cannot watch fork (out of memory); tracing off\n");
 		return;
 	}
-	gt_writer_on_cycle(arm_signals);
 	gt_gpu_init();
 	atomic_store(&gt_active, 1);
 }

@@ -28,10 +28,12 @@ int gt_nccl_plugin_allowed(void)
 	return preloaded;
 }
 
-/* Whether one of LD_PRELOAD's entries is the file at path. */
+/* Whether one of LD_PRELOAD's entries is the file at path (a bare name,
+ * which the loader searched for, matches by name). */
 static int in_preload(const char *path)
 {
 	const char *list = getenv("LD_PRELOAD");
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char entry[PATH_MAX], real[PATH_MAX];
 
 	while (list && *list) {
@@ -40,7 +42,8 @@ static int in_preload(const char *path)
 		if (n && n < sizeof(entry)) {
 			memcpy(entry, list, n);
 			entry[n] = 0;
-			if (realpath(entry, real) && !strcmp(real, path))
+			if (strchr(entry, '/') ? realpath(entry, real) && !strcmp(real, path)
+					       : !strcmp(entry, base))
 				return 1;
 		}
 		list += n + (list[n] != 0);

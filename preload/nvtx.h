@@ -19,6 +19,7 @@
 
 #define GT_NVTX_TEXT_MAX 1024       /* longer messages are cut */
 #define GT_NVTX_STRINGS (1u << 16)  /* slots of the message table */
+#define GT_NVTX_MAX_TEXTS (GT_NVTX_STRINGS / 4 * 3) /* then no new ones */
 
 /*
  * One distinct message.  Found by content, never only by pointer: callers

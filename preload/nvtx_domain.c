@@ -17,14 +17,21 @@
 #include "preload/writer.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct gt_nvtx_domain *domains;
 static uint32_t next_id;
+
+/* A fork while another thread creates a domain leaves the lock free. */
+static void lock_it(void) { pthread_mutex_lock(&lock); }
+static void unlock_it(void) { pthread_mutex_unlock(&lock); }
+static void at_fork(void) { pthread_atfork(lock_it, unlock_it, unlock_it); }
 
 struct gt_nvtx_domain *gt_nvtx_domain_create(const char *name, size_t len)
 {
 	struct gt_nvtx_str *s = gt_nvtx_intern(name, len);
 	struct gt_nvtx_domain *d;
 
+	pthread_once(&once, at_fork);
 	pthread_mutex_lock(&lock);
 	for (d = domains; d; d = d->next)
 		if (d->name == s)

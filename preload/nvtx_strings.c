@@ -18,6 +18,7 @@
 #include "preload/writer.h"
 
 static struct gt_nvtx_str *table;
+static atomic_uint used;
 
 int gt_nvtx_tables_init(void)
 {
@@ -70,16 +71,18 @@ struct gt_nvtx_str *gt_nvtx_intern(const char *s, size_t len)
 	if (len > GT_NVTX_TEXT_MAX)
 		len = GT_NVTX_TEXT_MAX;
 	h = hash(s, len);
-	for (i = h & (GT_NVTX_STRINGS - 1), n = 0; n < GT_NVTX_STRINGS / 2;
+	for (i = h & (GT_NVTX_STRINGS - 1), n = 0; n < GT_NVTX_STRINGS;
 	     i = (i + 1) & (GT_NVTX_STRINGS - 1), n++) {
 		struct gt_nvtx_str *e = &table[i];
 
 		k = atomic_load_explicit(&e->hash, memory_order_acquire);
-		if (k == 0) {
-			if (atomic_compare_exchange_strong(&e->hash, &k, h)) {
-				slot_fill(e, s, len);
-				return e;
-			}
+		if (k == 0 && atomic_load_explicit(&used, memory_order_relaxed) >=
+			      GT_NVTX_MAX_TEXTS)
+			break;                  /* not there, and no room */
+		if (k == 0 && atomic_compare_exchange_strong(&e->hash, &k, h)) {
+			atomic_fetch_add_explicit(&used, 1, memory_order_relaxed);
+			slot_fill(e, s, len);
+			return e;
 		}
 		if (k == h) {
 			const char *t = slot_text(e);
@@ -89,7 +92,7 @@ struct gt_nvtx_str *gt_nvtx_intern(const char *s, size_t len)
 		}
 	}
 	gt_warn_once("gputrace: more than %u distinct NVTX messages; further "
-		     "ones are recorded without a name\n", GT_NVTX_STRINGS / 2);
+		     "ones are recorded without a name\n", GT_NVTX_MAX_TEXTS);
 	return NULL;
 }
 

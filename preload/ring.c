@@ -65,22 +65,23 @@ static struct gt_ring *ring_from_free_list(void)
 static struct gt_ring *ring_map(void)
 {
 	uint64_t cap = gt_cfg.thread_buffer_bytes / sizeof(struct gt_rec);
-	size_t bytes;
+	size_t bytes, records;
 	struct gt_ring *ring;
 
 	while (cap & (cap - 1))             /* round down to a power of 2 */
 		cap &= cap - 1;
 	if (cap < 2)
 		cap = 2;
-	bytes = sizeof(*ring) + cap * sizeof(struct gt_rec);
-	if (atomic_fetch_add(&ring_bytes_used, bytes) + bytes > gt_cfg.buffer_bytes) {
-		atomic_fetch_sub(&ring_bytes_used, bytes);
+	records = cap * sizeof(struct gt_rec); /* the budget counts these */
+	bytes = sizeof(*ring) + records;
+	if (atomic_fetch_add(&ring_bytes_used, records) + records > gt_cfg.buffer_bytes) {
+		atomic_fetch_sub(&ring_bytes_used, records);
 		return NULL;
 	}
 	ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ring == MAP_FAILED) {
-		atomic_fetch_sub(&ring_bytes_used, bytes);
+		atomic_fetch_sub(&ring_bytes_used, records);
 		return NULL;
 	}
 	ring->mask = cap - 1;

@@ -45,7 +45,7 @@ struct gt_thread {
 extern __thread struct gt_thread gt_self;
 extern _Atomic uint64_t gt_drops_no_ring;   /* threads without a ring */
 
-#define GT_RING_WAIT_MS 100       /* see gt_thread_attach */
+#define GT_RING_WAIT_MS 500       /* see gt_thread_attach */
 
 /* Give the calling thread a ring; NULL (and one more drop) if none. */
 struct gt_ring *gt_thread_attach(struct gt_thread *t);

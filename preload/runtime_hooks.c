@@ -13,6 +13,7 @@
 #include "preload/fill.h"
 #include "preload/ops.h"
 #include "preload/ring.h"
+#include "preload/wrap_body.h"
 
 #define GT_NOPOST (void)0
 #define F_HOSTALLOC(fl) gt_fill_hostalloc(r, (fl), NULL)
@@ -36,26 +37,9 @@ static void *runtime_real(int op)
 
 #define R(sym, P, A, fl, FILL, POST)                                         \
 	GT_EXPORT cudaError_t sym P                                          \
-	{                                                                    \
-		cudaError_t (*real_) P = (cudaError_t (*) P)runtime_real(GT_OP_##sym); \
-		struct gt_rec *r;                                            \
-		cudaError_t res_;                                            \
-		if (unlikely(!real_))                                        \
-			return cudaErrorInitializationError;                 \
-		r = gt_rec_begin();                                          \
-		if (!r) {                                                    \
-			res_ = real_ A;                                      \
-			POST;                                                \
-			return res_;                                         \
-		}                                                            \
-		FILL;                                                        \
-		r->t0 = gt_now();                                            \
-		res_ = real_ A;                                              \
-		r->t1 = gt_now();                                            \
-		POST;                                                        \
-		gt_rec_commit(r, GT_OP_##sym, res_);                         \
-		return res_;                                                 \
-	}
+	GT_WRAP_BODY(cudaError_t, cudaErrorInitializationError, GT_OP_##sym,  \
+		     (GT_KIND_HOSTALLOC, GT_DIR_NONE), fl,                    \
+		     runtime_real(GT_OP_##sym), P, A, FILL, POST)
 #include "preload/runtime.def"
 #undef R
 

@@ -133,6 +133,11 @@ static void install_if_default(int sig)
 	get_sigaction()(sig, &mine, NULL);
 }
 
+void gt_signals_after_fork(void)
+{
+	atomic_flag_clear(&lock);
+}
+
 void gt_signals_arm(void)
 {
 	sigset_t old;

@@ -30,10 +30,13 @@ void gt_signals_init(void);
 
 /*
  * Install our handler for every watched signal the program left at
- * SIG_DFL.  Called once tracing has a dump (the writer's first cycle), so
- * a program that never uses CUDA keeps its signals untouched.
+ * SIG_DFL.  Called once tracing has a dump (gt_writer_start), so a
+ * program that never uses CUDA keeps its signals untouched.
  */
 void gt_signals_arm(void);
+
+/* Fork child: our lock is free (the thread that held it is not there). */
+void gt_signals_after_fork(void);
 
 /* Wait while *word == seen, at most ms (0: no limit).  Async-signal-safe. */
 static inline void gt_futex_wait(_Atomic uint32_t *word, uint32_t seen,

@@ -27,6 +27,7 @@ typedef int (*unw_backtrace_fn)(void **buf, int size);
 
 static enum gt_unwinder chosen = GT_UNWIND_LIBGCC;
 static unw_backtrace_fn unw_backtrace_p;
+static int forked;                  /* libunwind's locks may be held */
 static uintptr_t self_lo, self_hi;
 
 /* The calling thread's stack, for the frame-pointer walk; 1 = unknown. */
@@ -98,7 +99,7 @@ enum gt_unwinder gt_unwind_init(enum gt_unwinder want)
 	if (want == GT_UNWIND_FP) {
 		chosen = GT_UNWIND_FP;
 	} else if ((want == GT_UNWIND_AUTO || want == GT_UNWIND_LIBUNWIND) &&
-		   load_libunwind() == 0) {
+		   !forked && load_libunwind() == 0) {
 		chosen = GT_UNWIND_LIBUNWIND;
 	} else {
 		if (want == GT_UNWIND_LIBUNWIND)
@@ -108,6 +109,18 @@ enum gt_unwinder gt_unwind_init(enum gt_unwinder want)
 	}
 	gt_unwind(prime, 8);                /* first calls allocate */
 	return chosen;
+}
+
+/*
+ * A forked child: a parent's thread inside libunwind at the fork left its
+ * mutex locked for good, so libgcc's unwinder (no lock with glibc 2.35 or
+ * newer) takes over.
+ */
+void gt_unwind_after_fork(void)
+{
+	forked = 1;
+	if (chosen == GT_UNWIND_LIBUNWIND)
+		chosen = GT_UNWIND_LIBGCC;
 }
 
 void gt_unwind_keep_own_frames(void)

@@ -48,4 +48,7 @@ int gt_unwind(uint64_t *pcs, int max);
  * frame (call before gt_unwind_init). */
 void gt_unwind_keep_own_frames(void);
 
+/* Fork child: leave libunwind (its locks may be held), take libgcc's. */
+void gt_unwind_after_fork(void);
+
 #endif /* GPUTRACE_PRELOAD_STACK_UNWIND_H */

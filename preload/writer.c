@@ -418,10 +418,10 @@ static __thread int in_writer __attribute__((tls_model("initial-exec")));
 /* Drain every flush_ms; woken early by gt_writer_finish or a signal. */
 static void *writer_main(void *arg)
 {
+	uint32_t seen = atomic_load(&w.wake);
+
 	in_writer = 1;
 	for (;;) {
-		uint32_t seen = atomic_load(&w.wake);
-
 		if (atomic_load(&w.stop))
 			break;
 		if (atomic_load(&w.end_req)) {
@@ -429,6 +429,7 @@ static void *writer_main(void *arg)
 			break;
 		}
 		gt_futex_wait(&w.wake, seen, gt_cfg.flush_ms);
+		seen = atomic_load(&w.wake);    /* a wake during the drain counts */
 		if (atomic_load(&w.stop) || atomic_load(&w.end_req))
 			continue;
 		drain(0);
@@ -543,6 +544,7 @@ void gt_writer_start(void)
 		return;
 	}
 	start_thread();
+	gt_signals_arm();                   /* a dump to end: watch signals */
 	gt_sampler_start();                 /* environment, then samples */
 }
 

@@ -10,7 +10,7 @@ $(TEST_B)/test_analyzer_%: test/unit/test_analyzer_%.c $(ANALYZER_LIB_OBJ) \
 		$(wildcard analyzer/*.h) include/gputrace/*.h
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $< $(ANALYZER_LIB_OBJ) \
-		$(CMOCKA_LIBS) -lstdc++ -lm
+		$(CMOCKA_LIBS) $(ANALYZER_LIBS) -lstdc++ -lm
 
 TEST_DEPS += $(ANALYZER)
 TEST_BINS += $(ANALYZER_UNIT_BIN)

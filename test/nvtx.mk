@@ -23,3 +23,11 @@ $(TEST_B)/w_nvtx_env: test/workloads/w_nvtx_env.c $(FAKE_HDR)
 	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -ldl
 
 TEST_DEPS += $(TEST_B)/w_nvtx_env
+
+# The NVTX message table alone (the writer stubbed in the test).
+$(TEST_B)/unit_preload_nvtx: test/unit/test_preload_nvtx.c $(B)/preload/nvtx_strings.o
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CUDA_INC) $(SAN_FLAGS) -o $@ $< \
+		$(B)/preload/nvtx_strings.o $(CMOCKA_LIBS) -lpthread
+
+TEST_BINS += $(TEST_B)/unit_preload_nvtx

@@ -10,7 +10,14 @@
  *     subscribed, kinds enabled (with external correlation push/pop),
  *     kinds disabled again, after cuptiFinalize, subscribed again;
  *   - what each switch costs (enable, disable, finalize, subscribe);
- *   - whether external correlation records come without the DRIVER kind;
+ *   - whether external correlation records come without the DRIVER kind
+ *     (phase enabled_nodriver: they do not), and which correlation id a
+ *     kernel launched through cudart carries when the id is pushed from
+ *     inside the driver call, as libgputrace.so's wrapper does (phases
+ *     inside_*: CUPTI reads the pushed id at the entry of each API call,
+ *     so the runtime call around it sees the previous one, "previous_id",
+ *     and the driver call's record never joins the kernel: hence the join
+ *     through the runtime record that encloses the driver call);
  *   - CUPTI's clock against CLOCK_REALTIME and CLOCK_MONOTONIC.
  *
  *   cupti_probe N            (N launches per phase)
@@ -247,15 +254,9 @@ int main(int argc, char **argv)
 	phase("subscribed", n, 0);
 	printf("truth enable_us=%.0f\n", timed_us(enable_all));
 	phase("enabled_nodriver", n, 1);
-	cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 1);
-	cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, 1);
-	phase("enabled_cbid", n, 1);
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
 	phase("enabled_driver", n, 1);
 	cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
-	cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 1);
-	cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, 1);
-	phase("enabled_cbid2", n, 1);
 	/* pushes from inside the driver call, as the tracer's wrapper does */
 	disable_all();
 	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
@@ -276,20 +277,27 @@ int main(int argc, char **argv)
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
 	phase("outside_runtime", n, 1);
 	cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+	/* Outside windows: kinds disabled (still attached), or detached. */
 	for (int round = 0; round < 3; round++) {
-		printf("truth round=%d\n", round);
-		printf("truth disable_us=%.0f\n", timed_us(disable_all));
-		cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0);
-		cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, 0);
-		phase("disabled", n, 0);
-		printf("truth finalize_us=%.0f\n", timed_us(finalize));
-		phase("finalized", n, 0);
-		printf("truth resubscribe_us=%.0f resubscribe_rc=%d\n", timed_us(subscribe), sub_rc);
+		char name[32];
+
+		printf("truth disable_us_%d=%.0f\n", round, timed_us(disable_all));
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+		snprintf(name, sizeof(name), "disabled_%d", round);
+		phase(name, n, 0);
+		printf("truth finalize_us_%d=%.0f\n", round, timed_us(finalize));
+		snprintf(name, sizeof(name), "finalized_%d", round);
+		phase(name, n, 0);
+		printf("truth resubscribe_us_%d=%.0f resubscribe_rc_%d=%d\n", round,
+		       timed_us(subscribe), round, sub_rc);
 		enable_rc = 0;
-		printf("truth enable_again_us=%.0f enable_again_rc=%d\n", timed_us(enable_all), enable_rc);
-		cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 1);
-		cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, 1);
-		phase("reenabled", n, 1);
+		printf("truth enable_again_us_%d=%.0f enable_again_rc_%d=%d\n", round,
+		       timed_us(enable_all), round, enable_rc);
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+		snprintf(name, sizeof(name), "reenabled_%d", round);
+		phase(name, n, 1);
 	}
 	clocks();
 	return 0;

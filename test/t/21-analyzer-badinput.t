@@ -49,7 +49,8 @@ like($r->{err}, qr/^gputrace-analyze: cannot open '.*missing\.gtd': /,
      'missing file: says so');
 $r = run_analyzer($tmp);
 is($r->{exit}, 2, 'a directory: exit 2');
-like($r->{err}, qr/^gputrace-analyze: cannot read /, 'a directory: says so');
+like($r->{err}, qr/^gputrace-analyze: no gputrace dumps in /,
+     'a directory (read as a folder of dumps) without dumps: says so');
 
 # The script and the committed files agree.
 system($^X, "$corpus/make-corpus.pl", $tmp) == 0 or die "make-corpus.pl failed\n";

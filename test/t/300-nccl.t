@@ -296,11 +296,37 @@ for my $off ([GPUTRACE_NCCL_PLUGIN => 0], [NCCL_PROFILER_PLUGIN => 'none'],
 	};
 }
 
+subtest 'threads at once, a communicator each' => sub {
+	my ($T, $K) = (6, 200);
+	my $r = GtRun::run(['w_nccl', '--threads', $T, $K],
+			   env => { NCCL_PROFILER_PLUGIN => undef, FAKE_NCCL_GPU_NS => $G });
+	my $j = $r->{json};
+
+	is($r->{exit}, 0, 'exits 0') or return diag(GtRun::describe($r));
+	ok($j, 'analyzed') or return diag(GtRun::describe($r));
+	my $ar = op_row($j, 'ncclAllReduce');
+	is_deeply([@$ar{qw(calls bytes plugin_calls gpu_calls gpu_ns_total)}],
+		  [$T * $K, $T * $K * 512 * 4, $T * $K, $T * $K, $T * $K * $COLL_GPU],
+		  'every call, host side and plugin');
+	my @c = sort { $a->{rank} <=> $b->{rank} } @{$j->{nccl_comms}};
+	is_deeply([map { "$_->{rank}/$_->{nranks}:$_->{calls}" } @c],
+		  [map { "$_/8:$K" } 0 .. $T - 1], 'one communicator per thread');
+	is($j->{dropped}, 0, 'nothing dropped');
+};
+
 subtest 'untraced, the fake NCCL works alone' => sub {
 	my $r = GtRun::run(['w_nccl', 2], trace => 0);
 
 	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
 	like($r->{stdout}, qr/truth iters=2/, 'ran to the end');
+};
+
+subtest 'preloaded by a bare name: the plugin still loads' => sub {
+	my $r = nccl_run(LD_PRELOAD => 'libgputrace.so',
+			 LD_LIBRARY_PATH => GtRun::build_dir() . ':' . GtRun::fake_dir());
+
+	ok($r->{json}, 'analyzed') or return diag(GtRun::describe($r));
+	is(op_row($r->{json}, 'ncclAllReduce')->{gpu_calls}, $N + 1, 'GPU times');
 };
 
 subtest 'loaded as the plugin only (LD_PRELOAD dropped): silent' => sub {

@@ -138,8 +138,11 @@ subtest 'which file names a frame' => sub {
 	stack($d, 3, [$pc]);
 	modules($d, { path => "$FindBin::Bin/412-callsite-analyzer.t", build_id => '' });
 	stack($d, 4, [$pc]);
+	system('mkfifo', "$tmp/fifo");
+	modules($d, { path => "$tmp/fifo", build_id => '' });
+	stack($d, 5, [$pc]);
 	$d->events(tid => 1, events => [ map {
-		{ op => 1, t0 => $t += 1000, dur => 1000 * $_, args => [0, $_] } } 1 .. 4 ]);
+		{ op => 1, t0 => $t += 1000, dur => 1000 * $_, args => [0, $_] } } 1 .. 5 ]);
 	$d->end(end_ns => $t + 1000);
 	my $r = analyze($d, '--json');
 	my %first = map { $_->{ns_total} => $_->{frames}[0] } @{ $r->{json}{callsites} };
@@ -150,6 +153,7 @@ subtest 'which file names a frame' => sub {
 	is($first{2000}, $fn, 'the right build id: the function');
 	is($first{3000}, "truncated+$off", 'a cut-off file: module+offset');
 	is($first{4000}, "412-callsite-analyzer.t+$off", 'not ELF: module+offset');
+	is($first{5000}, "fifo+$off", 'a FIFO: module+offset, without waiting for it');
 };
 
 sub broken {

@@ -15,6 +15,8 @@
  *                                      unsetenv LD_PRELOAD and GPUTRACE_*
  *   spawn, spawnp                      posix_spawn(p) itself with its own
  *                                      environment, wait, then N launches
+ *   vfork, fork                        the same through vfork or fork and
+ *                                      execve in the child
  *   fail                               execve a missing file, then N
  *                                      launches
  * The new image (w_exec --second N) makes N launches.  Every image prints
@@ -95,6 +97,26 @@ static int spawn_self(int search)
 	return 0;
 }
 
+/* vfork or fork, then execve itself in the child; wait for it. */
+static int fork_self(int use_vfork)
+{
+	char *argv[] = { self, "--second", count, NULL };
+	char *const *env = own_env(0);
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = use_vfork ? vfork() : fork();
+	if (pid == 0) {
+		execve(self, argv, env);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return WL_EXIT_FAIL;
+	return 0;
+}
+
 /* Replace this image as MODE says; returns only if that failed. */
 static void replace(const char *mode)
 {
@@ -143,6 +165,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "spawn") || !strcmp(mode, "spawnp")) {
 		if (spawn_self(!strcmp(mode, "spawnp")))
+			return WL_EXIT_FAIL;
+	} else if (!strcmp(mode, "vfork") || !strcmp(mode, "fork")) {
+		if (fork_self(!strcmp(mode, "vfork")))
 			return WL_EXIT_FAIL;
 	} else if (!strcmp(mode, "fail")) {
 		if (execve(missing[0], missing, environ) == 0 || errno != ENOENT)

@@ -8,14 +8,19 @@
  * communicators from ncclCommInitAll, and the teardown.
  *
  *   w_nccl [ITERS]
+ *   w_nccl --threads T ITERS   T threads, each with a communicator of
+ *                              its own, ITERS ncclAllReduce of
+ *                              THREAD_COUNT floats each, at once
  *
  * The sizes below are written in test/t/300-nccl.t too: change both.
  * It prints "truth" lines with what NCCL says of each communicator.
  */
 #include <cuda.h>
 #include <nccl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define AR_COUNT 1000           /* ncclAllReduce, float, comm 1 */
 #define BC_COUNT 256            /* ncclBroadcast, int32, comm 1, root 2 */
@@ -29,6 +34,7 @@
 #define A2A_COUNT 20            /* ncclAlltoAll, float, comm 1: once */
 #define GATHER_COUNT 8          /* ncclGather / ncclScatter, int32, comm 1 */
 #define ALL_COUNT 16            /* ncclAllReduce on ncclCommInitAll's second */
+#define THREAD_COUNT 512        /* --threads: ncclAllReduce, float */
 
 #define CK(call)                                                             \
 	do {                                                                 \
@@ -76,6 +82,36 @@ static void init_all(cudaStream_t s)
 	CK(ncclCommDestroy(comms[1]));
 }
 
+static long thread_iters;
+
+static void *thread_main(void *arg)
+{
+	ncclUniqueId id;
+	ncclComm_t c;
+	int rank = (int)(long)arg;
+
+	CK(ncclGetUniqueId(&id));
+	CK(ncclCommInitRank(&c, 8, id, rank));
+	for (long i = 0; i < thread_iters; i++)
+		CK(ncclAllReduce(NULL, NULL, THREAD_COUNT, ncclFloat32, ncclSum, c, NULL));
+	CK(ncclCommDestroy(c));
+	return NULL;
+}
+
+static int threads(int n, long iters)
+{
+	pthread_t t[64];
+
+	thread_iters = iters;
+	for (long i = 0; i < n && i < 64; i++)
+		if (pthread_create(&t[i], NULL, thread_main, (void *)i))
+			return 90;
+	for (int i = 0; i < n && i < 64; i++)
+		pthread_join(t[i], NULL);
+	printf("truth threads=%d iters=%ld\n", n, iters);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long iters = argc > 1 ? strtol(argv[1], NULL, 10) : 5;
@@ -86,6 +122,8 @@ int main(int argc, char **argv)
 	CUdevice dev;
 	CUstream s1, s2;
 
+	if (argc > 3 && !strcmp(argv[1], "--threads"))
+		return threads(atoi(argv[2]), strtol(argv[3], NULL, 10));
 	CK(cuInit(0));
 	CK(cuDeviceGet(&dev, 0));
 	CK(cuDevicePrimaryCtxRetain(&ctx, dev));

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff.h - --diff BEFORE AFTER: did the change pay off?  Wall and step
+ * time, GPU busy share, idle causes (when the diagnosis knows them), the
+ * host time of waits, copies and launches, then per kernel and per copy
+ * class the change, largest first, and the verdict of each side.  Text,
+ * or one JSON object with --json.
+ */
+#ifndef GPUTRACE_ANALYZER_DIFF_H
+#define GPUTRACE_ANALYZER_DIFF_H
+
+#include <stdint.h>
+
+#include "analyzer/export.h"
+#include "analyzer/model.h"
+
+/* One thing measured on both sides. */
+struct diff_line {
+	char *name;                 /* kernel, copy class, wait api, metric */
+	uint64_t calls[2];          /* before, after */
+	uint64_t value[2];          /* ns (or bytes) */
+	uint64_t bytes[2];          /* copy classes */
+	int gpu;                    /* kernels: value is GPU time */
+};
+
+struct diff_table {
+	struct diff_line *v;
+	size_t n;
+};
+
+/* The rows of kind in both models, matched by key, largest change first
+ * (diff_rows.c).  Kernels count GPU time when both sides have it. */
+void diff_rows(const struct model *a, const struct model *b,
+	       enum row_kind kind, struct diff_table *t);
+void diff_table_free(struct diff_table *t);
+
+/* Read both dumps and print the comparison: the exit status. */
+int diff_main(const char *before, const char *after,
+	      const struct export_opts *o);
+
+#endif /* GPUTRACE_ANALYZER_DIFF_H */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export_sqlite.h - what export_sqlite.c (the database, its schema and
+ * statements) and export_sqlite_rows.c (one row per record) share.
+ * Built only where SQLite is (HAVE_SQLITE, found by the Makefile).
+ */
+#ifndef GPUTRACE_ANALYZER_EXPORT_SQLITE_H
+#define GPUTRACE_ANALYZER_EXPORT_SQLITE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "analyzer/dump_reader.h"
+#include "analyzer/export.h"
+#include "analyzer/gpu_internal.h"
+#include "analyzer/hmap.h"
+
+/* The insert statements, one per table (export_sqlite.c names them). */
+enum sq_table {
+	SQ_DUMPS, SQ_STRINGS, SQ_OPS, SQ_KERNELS, SQ_SHAPES, SQ_STREAMS,
+	SQ_LAUNCHES, SQ_GRAPH_LAUNCHES, SQ_COPIES, SQ_MEMSETS, SQ_SYNCS,
+	SQ_HOST_ALLOCS, SQ_NCCL_CALLS, SQ_NVTX_EVENTS, SQ_OTHER_EVENTS,
+	SQ_DROPS, SQ_NOTES, SQ_STACKS, SQ_STACK_FRAMES, SQ_MODULES,
+	SQ_NCCL_COMMS, SQ_NCCL_OPS, SQ_NVTX_DOMAINS, SQ_SAMPLES, SQ_ENV,
+	SQ_GPU_KERNELS, SQ_GPU_COPIES, SQ_GPU_SPANS, SQ_GPU_WINDOWS,
+	SQ_CLOCK_PAIRS, SQ_PROCESSES,
+	SQ_TABLES,
+};
+
+struct sq {
+	sqlite3 *db;
+	const char *path;
+	sqlite3_stmt *ins[SQ_TABLES];
+	int failed;                 /* an error was said */
+	int64_t dump;               /* the dump being loaded */
+	uint64_t rows;              /* since the last commit */
+	struct hmap shape_fn;       /* shape id -> function id + 1 */
+	struct gpu_clock clock;
+};
+
+/* Bind helpers: column i (from 1). */
+void sq_int(sqlite3_stmt *st, int i, int64_t v);
+void sq_text(sqlite3_stmt *st, int i, const char *s);
+void sq_blob(sqlite3_stmt *st, int i, const void *p, int n);
+/* Run the statement of t with what is bound, then clear it. */
+void sq_step(struct sq *s, enum sq_table t);
+/* Say the database's last error once. */
+void sq_fail(struct sq *s, const char *what);
+
+/* One record into its table (export_sqlite_rows.c). */
+void sq_record(void *ctx, const struct dump_reader *r,
+	       const struct dump_record *rec);
+void sq_dump_row(struct sq *s, const struct export_dump *d,
+		 const struct gt_file_header *h);
+
+#endif /* GPUTRACE_ANALYZER_EXPORT_SQLITE_H */

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export_trace_internal.h - what the timeline writer's files share:
+ * export_trace.c (the file, host API calls), export_trace_gpu.c (GPU
+ * records, windows, flow arrows), export_trace_misc.c (NVTX, NCCL
+ * profiler records, sample counters, track names).
+ *
+ * State is per dump and bounded: names cached per op, shape, string and
+ * track, the GPU timing windows, the last sample of the host.
+ */
+#ifndef GPUTRACE_ANALYZER_EXPORT_TRACE_INTERNAL_H
+#define GPUTRACE_ANALYZER_EXPORT_TRACE_INTERNAL_H
+
+#include "analyzer/dump_reader.h"
+#include "analyzer/export.h"
+#include "analyzer/export_out.h"
+#include "analyzer/gpu_internal.h"
+#include "analyzer/hmap.h"
+
+#define TRACE_WINDOWS 64            /* GPU timing windows remembered */
+#define TRACE_GPU_TID 1000000000u   /* GPU tracks: this + their number */
+#define TRACE_NCCL_TID 2000000000u  /* NCCL communicator tracks */
+
+/* A launch shape and the args it writes ("kernel":...,"grid":...). */
+struct trace_shape {
+	uint32_t function;
+	uint32_t grid[3], block[3], shared_mem;
+	char *args;                 /* NULL until a launch needs it */
+};
+
+struct trace_cpu {
+	int have;
+	uint64_t t, cpu, child, total, iowait;
+};
+
+struct trace {
+	struct xout o;
+	const struct export_opts *opts;
+	const struct export_dump *d;
+	uint64_t base_ns;           /* timestamp 0, aligned clock */
+	uint64_t from, to;          /* window, the dump's own clock */
+	uint64_t written;           /* events written, all dumps */
+
+	/* per dump, reset between dumps */
+	struct hmap ops;            /* op id -> quoted api name */
+	struct hmap shapes;         /* shape id -> struct trace_shape */
+	struct hmap funcs;          /* function id -> symbol string id + 1 */
+	struct hmap names;          /* string id -> quoted short kernel name */
+	struct hmap strs;           /* string id -> quoted text */
+	struct hmap tids;           /* host threads named */
+	struct hmap tracks;         /* device << 32 | stream -> track + 1 */
+	struct hmap comms;          /* nccl comm id -> track named */
+	struct hmap domains;        /* nvtx domain id -> name string id */
+	uint32_t ntracks;
+	struct gpu_clock clock;
+	struct gt_gpu_window win[TRACE_WINDOWS];
+	size_t nwin;
+	struct trace_cpu cpu;
+	uint64_t gpu_unmapped;      /* GPU records before any clock pair */
+	int have_header;
+	struct gt_file_header hdr;  /* the dump's (realtime for globaltimer) */
+};
+
+/* ts of a host time of the dump, or 0 if before the base. */
+uint64_t trace_ts(const struct trace *t, uint64_t host_ns);
+/* Whether [t0, t1] (the dump's clock) meets the window. */
+int trace_in(const struct trace *t, uint64_t t0, uint64_t t1);
+/* Start an event: the separator, "{\"ph\":\"<ph>\",\"pid\":P,\"tid\":" */
+void trace_begin(struct trace *t, const char *ph);
+/* A cached quoted string for id (strs), "\"\"" for none. */
+const char *trace_str(struct trace *t, const struct dump_reader *r,
+		      uint32_t id);
+/* A metadata event naming a thread or track. */
+void trace_thread_name(struct trace *t, uint64_t tid, const char *qname,
+		       int sort);
+
+/* export_trace_gpu.c */
+void trace_gpu_record(struct trace *t, const struct dump_reader *r,
+		      const struct dump_record *rec);
+void trace_window(struct trace *t, const struct gt_gpu_window *w);
+/* Whether host time t0 fell in a GPU timing window (flow arrows). */
+int trace_in_window(const struct trace *t, uint64_t t0);
+/* A GPU clock time on the host clock, 0 if it cannot be mapped. */
+uint64_t trace_gpu_time(const struct trace *t, uint64_t gpu_ns);
+/* A globaltimer time (NCCL's profiler plugin) on the host clock, or 0. */
+uint64_t trace_globaltimer(const struct trace *t, uint64_t g);
+
+/* export_trace_misc.c */
+void trace_nvtx(struct trace *t, const struct dump_reader *r,
+		const struct dump_event *ev);
+void trace_nccl_prof(struct trace *t, const struct dump_reader *r,
+		     const struct dump_record *rec);
+void trace_sample(struct trace *t, const struct dump_record *rec);
+void trace_process(struct trace *t, const struct dump_process *p);
+
+#endif /* GPUTRACE_ANALYZER_EXPORT_TRACE_INTERNAL_H */

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ranks.c - ranks_load(): read each dump into its model (first pass),
+ * tell which rank each is, order them by rank, put their clocks on one
+ * (ranks.h), then match collectives (ranks_match.c, second pass) and
+ * judge (ranks_report.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/nccl.h"
+#include "analyzer/progress.h"
+#include "analyzer/ranks.h"
+#include "analyzer/util.h"
+
+/* The rank in the dump's largest communicator, or -1. */
+static int comm_rank(const struct model *m)
+{
+	size_t n, i;
+	struct nccl_comm_row **c = nccl_comms(m, &n);
+	int rank = -1, size = 0;
+
+	for (i = 0; i < n; i++)
+		if (c[i]->c.rank >= 0 && c[i]->c.nranks > size) {
+			size = c[i]->c.nranks;
+			rank = c[i]->c.rank;
+		}
+	free(c);
+	return rank;
+}
+
+static uint32_t rank_of(const struct model *m, size_t index)
+{
+	int r = comm_rank(m);
+
+	if (r >= 0)
+		return (uint32_t)r;
+	return m->rank != UINT32_MAX ? m->rank : (uint32_t)index;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct rank_dump *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->m->pid < y->m->pid ? -1 : x->m->pid > y->m->pid;
+}
+
+static uint64_t total_size(char **paths, size_t n)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < n; i++)
+		t += progress_file_size(paths[i]);
+	return t;
+}
+
+/* First pass: every model; 0, or -1 with the loaded ones released. */
+static int load_models(struct ranks *rk, char **paths)
+{
+	uint64_t done = 0;
+
+	for (size_t i = 0; i < rk->n; i++) {
+		rk->r[i].m = xcalloc(1, sizeof(struct model));
+		if (export_load_model(paths[i], rk->r[i].m, done) < 0) {
+			free(rk->r[i].m);
+			while (i--) {
+				model_release(rk->r[i].m);
+				free(rk->r[i].m);
+			}
+			return -1;
+		}
+		rk->r[i].rank = rank_of(rk->r[i].m, i);
+		rk->dumps[i].path = paths[i];   /* reordered below */
+		done += progress_file_size(paths[i]);
+	}
+	return 0;
+}
+
+/* Sort the ranks, keeping each dump's path beside its model. */
+static void order(struct ranks *rk)
+{
+	struct { struct rank_dump r; const char *path; } *v;
+	size_t i;
+
+	v = xcalloc(rk->n, sizeof(*v));
+	for (i = 0; i < rk->n; i++) {
+		v[i].r = rk->r[i];
+		v[i].path = rk->dumps[i].path;
+	}
+	qsort(v, rk->n, sizeof(*v), by_rank);   /* r is the first member */
+	for (i = 0; i < rk->n; i++) {
+		rk->r[i] = v[i].r;
+		rk->dumps[i].path = v[i].path;
+	}
+	free(v);
+}
+
+static int pid_unique(const struct ranks *rk, size_t i)
+{
+	for (size_t j = 0; j < rk->n; j++)
+		if (j != i && rk->r[j].m->pid == rk->r[i].m->pid)
+			return 0;
+	return 1;
+}
+
+static int rank_unique(const struct ranks *rk, size_t i)
+{
+	for (size_t j = 0; j < rk->n; j++)
+		if (j != i && rk->r[j].rank == rk->r[i].rank)
+			return 0;
+	return 1;
+}
+
+/* CLOCK_REALTIME - CLOCK_MONOTONIC of a dump, from its header. */
+static int64_t realtime_shift(const char *path)
+{
+	struct dump_reader *r;
+	int64_t v = 0;
+
+	if (dump_open(&r, path) == 0 && dump_header(r)->start_realtime_ns)
+		v = (int64_t)(dump_header(r)->start_realtime_ns -
+			      dump_header(r)->start_ns);
+	dump_close(r);
+	return v;
+}
+
+/* Count the hosts; dumps of other hosts than the first get the offset
+ * that CLOCK_REALTIME gives (ranks_match refines it). */
+static void first_offsets(struct ranks *rk)
+{
+	int64_t ref = realtime_shift(rk->dumps[0].path);
+
+	rk->hosts = 1;
+	for (size_t i = 1; i < rk->n; i++) {
+		size_t j;
+
+		for (j = 0; j < i && strcmp(rk->r[j].m->host, rk->r[i].m->host); j++)
+			;
+		if (j == i)
+			rk->hosts++;
+		if (strcmp(rk->r[0].m->host, rk->r[i].m->host))
+			rk->dumps[i].offset_ns = realtime_shift(rk->dumps[i].path) - ref;
+		else
+			rk->dumps[i].offset_ns = 0;
+	}
+	if (rk->hosts == 1)
+		snprintf(rk->clock, sizeof(rk->clock),
+			 "one host: the dumps share its CLOCK_MONOTONIC");
+	else
+		snprintf(rk->clock, sizeof(rk->clock), "%zu hosts: aligned on "
+			 "CLOCK_REALTIME (no collective in common)", rk->hosts);
+}
+
+static void describe(struct ranks *rk)
+{
+	for (size_t i = 0; i < rk->n; i++) {
+		struct export_dump *d = &rk->dumps[i];
+
+		d->index = (uint32_t)i;
+		d->start_ns = rk->r[i].m->start_ns;
+		d->rank = rk->r[i].rank;
+		d->trace_pid = pid_unique(rk, i) ? rk->r[i].m->pid : (uint32_t)i + 1;
+		d->label = rank_unique(rk, i) ?
+			xasprintf("rank %u", rk->r[i].rank) :
+			xasprintf("rank %u pid %u", rk->r[i].rank, rk->r[i].m->pid);
+		d->t_to = UINT64_MAX;
+	}
+}
+
+struct ranks *ranks_load(char **paths, size_t n)
+{
+	struct ranks *rk = xcalloc(1, sizeof(*rk));
+
+	rk->n = n;
+	rk->r = xcalloc(n, sizeof(*rk->r));
+	rk->dumps = xcalloc(n, sizeof(*rk->dumps));
+	rk->slow = rk->why = -1;
+	progress_begin("reading dumps", 2 * total_size(paths, n));
+	if (load_models(rk, paths) < 0) {
+		rk->n = 0;
+		ranks_free(rk);
+		return NULL;
+	}
+	order(rk);
+	describe(rk);
+	first_offsets(rk);
+	if (ranks_match(rk) < 0) {
+		ranks_free(rk);
+		return NULL;
+	}
+	progress_end();
+	ranks_judge(rk);
+	return rk;
+}
+
+void ranks_free(struct ranks *rk)
+{
+	if (!rk)
+		return;
+	for (size_t i = 0; i < rk->n; i++) {
+		model_release(rk->r[i].m);
+		free(rk->r[i].m);
+		free(rk->dumps[i].label);
+	}
+	free(rk->r);
+	free(rk->dumps);
+	free(rk);
+}

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * steps_period.c - training steps from the launch sequence alone.
+ *
+ * A training loop launches the same kernels, copies and memsets in the
+ * same order every step.  Each launching thread (up to PERIOD_THREADS)
+ * keeps its last PERIOD_WINDOW tokens (the kernel's function, or the
+ * op of a copy, memset or graph launch) in a ring.  Every CHECK_EVERY
+ * tokens, the prefix function of the reversed window gives, in O(window),
+ * the smallest period of every suffix; the period of the longest suffix
+ * that covers at least half the window and repeats three times or more is
+ * the step length.  The first time one is found, the step's anchor is
+ * chosen: a call that, with the few calls before it, occurs once per
+ * period, the one after the longest pause (usually the first launch of a
+ * step).  Its occurrences in the ring, and every later one, are the step
+ * boundaries.  Memory: the rings,
+ * and one time per step.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/diagnosis_internal.h"
+#include "analyzer/util.h"
+
+#define CHECK_EVERY 1024
+
+/* The token at chronological position i (0 = oldest kept). */
+static size_t ring_pos(const struct period_det *p, size_t i)
+{
+	uint64_t first = p->seen > PERIOD_WINDOW ? p->seen - PERIOD_WINDOW : 0;
+
+	return (size_t)((first + i) % PERIOD_WINDOW);
+}
+
+static size_t ring_len(const struct period_det *p)
+{
+	return p->seen < PERIOD_WINDOW ? (size_t)p->seen : PERIOD_WINDOW;
+}
+
+uint32_t steps_suffix_period(const uint32_t *tok, size_t n, int32_t *pi)
+{
+	size_t k = 0;
+
+	if (!n)
+		return 0;
+	pi[0] = 0;
+	for (size_t i = 1; i < n; i++) {
+		while (k && tok[i] != tok[k])
+			k = (size_t)pi[k - 1];
+		if (tok[i] == tok[k])
+			k++;
+		pi[i] = (int32_t)k;
+	}
+	for (size_t len = n; len >= 3 && 2 * len >= n; len--) {
+		size_t p = len - (size_t)pi[len - 1];
+
+		if (len >= 3 * p)
+			return (uint32_t)p;
+	}
+	return 0;
+}
+
+static void add_bound(struct period_det *p, uint64_t t)
+{
+	if (p->nb == DIAG_MAX_STEPS) {
+		p->capped = 1;
+		return;
+	}
+	if (p->nb == p->capb) {
+		p->capb = p->capb ? p->capb * 2 : 256;
+		p->bounds = xrealloc(p->bounds, p->capb * sizeof(*p->bounds));
+	}
+	p->bounds[p->nb++] = t;
+}
+
+#define MAX_GRAM 8
+
+/* Hash of the w tokens ending at chronological position end. */
+static uint64_t gram(const struct period_det *p, size_t end, uint32_t w)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (uint32_t k = 0; k < w; k++) {
+		h ^= p->tok[ring_pos(p, end - k)];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static int cmp_hash(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether h occurs once in the sorted v[0..n). */
+static int once(const uint64_t *v, size_t n, uint64_t h)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == h && (lo + 1 == n || v[lo + 1] != h);
+}
+
+/*
+ * The call that starts a step: among the last `period` calls, one whose
+ * w calls up to it (w = 1, 2, ... MAX_GRAM: a kernel may run several times
+ * a step, the calls before it tell which time) occur once per period;
+ * of those, the one after the longest pause.
+ */
+static int choose_anchor(struct period_det *p, uint32_t period, size_t skip)
+{
+	size_t len = ring_len(p) - skip, first = len - period;
+	uint64_t *h = xmalloc(period * sizeof(*h)), *v = xmalloc(period * sizeof(*v));
+	int found = 0;
+
+	for (uint32_t w = 1; w <= MAX_GRAM && w <= first + 1 && !found; w++) {
+		uint64_t best_gap = 0;
+
+		for (size_t i = 0; i < period; i++)
+			v[i] = h[i] = gram(p, first + i, w);
+		qsort(v, period, sizeof(*v), cmp_hash);
+		for (size_t i = 0; i < period; i++) {
+			size_t at = first + i;
+			uint64_t gap = at ? p->t[ring_pos(p, at)] - p->t[ring_pos(p, at - 1)] : 0;
+
+			if (!once(v, period, h[i]) || (found && gap <= best_gap))
+				continue;
+			found = 1;
+			best_gap = gap;
+			p->anchor = h[i];
+			p->anchor_w = w;
+		}
+	}
+	free(h);
+	free(v);
+	return found;
+}
+
+static void establish(struct period_det *p, uint32_t period, size_t skip)
+{
+	size_t len = ring_len(p);
+
+	if (!choose_anchor(p, period, skip))
+		return;
+	p->period = period;
+	for (size_t i = p->anchor_w - 1; i < len; i++)
+		if (gram(p, i, p->anchor_w) == p->anchor)
+			add_bound(p, p->t[ring_pos(p, i)]);
+}
+
+static void check(struct period_det *p)
+{
+	size_t len = ring_len(p);
+	static const size_t skips[] = { 0, 1, 2, 4, 8, 16 };
+	uint32_t *rev = xmalloc(len * sizeof(*rev));
+	int32_t *pi = xmalloc(len * sizeof(*pi));
+	uint32_t period = 0;
+	size_t skip = 0;
+
+	for (size_t i = 0; i < len; i++)      /* the newest first */
+		rev[i] = p->tok[ring_pos(p, len - 1 - i)];
+	/* the newest calls may not be a whole step yet (or the program's
+	 * last words): look past a few of them */
+	for (size_t k = 0; k < ARRAY_SIZE(skips) && skips[k] < len && !period; k++) {
+		skip = skips[k];
+		period = steps_suffix_period(rev + skip, len - skip, pi);
+	}
+	free(rev);
+	free(pi);
+	p->checks++;
+	if (!period)
+		return;
+	if (!p->period)
+		establish(p, period, skip);
+	else if (period == p->period)
+		p->agree++;
+}
+
+static struct period_det *det_of(struct diagnosis *d, uint32_t tid)
+{
+	for (size_t i = 0; i < d->ndet; i++)
+		if (d->det[i].tid == tid)
+			return &d->det[i];
+	if (d->ndet == PERIOD_THREADS)
+		return NULL;
+	d->det[d->ndet] = (struct period_det){ .tid = tid };
+	d->det[d->ndet].tok = xmalloc(PERIOD_WINDOW * sizeof(uint32_t));
+	d->det[d->ndet].t = xmalloc(PERIOD_WINDOW * sizeof(uint64_t));
+	return &d->det[d->ndet++];
+}
+
+void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
+			uint64_t t)
+{
+	struct period_det *p = det_of(d, tid);
+	size_t at;
+
+	if (!p)
+		return;
+	at = (size_t)(p->seen % PERIOD_WINDOW);
+	p->tok[at] = tok;
+	p->t[at] = t;
+	p->seen++;
+	if (p->period && ring_len(p) >= p->anchor_w &&
+	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)
+		add_bound(p, t);
+	if (p->seen % CHECK_EVERY == 0)
+		check(p);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A loop that launches the same kernel k times and then pauses (loads
+ * data, sleeps) repeats every launch by tokens, but its step is the k
+ * launches and the pause.  When pauses far longer than the median come
+ * regularly every q > 1 anchors, the steps start after each pause.
+ * Returns the new number of boundaries (written over b), or n.
+ */
+static size_t merge_pauses(uint64_t *b, size_t n, uint32_t *q_out)
+{
+	size_t nd = n - 1, nlong = 0, last = SIZE_MAX, same = 0, gaps = 0, out = 0;
+	uint64_t *d = xmalloc(nd * sizeof(*d)), med, q = 0;
+
+	for (size_t i = 0; i < nd; i++)
+		d[i] = b[i + 1] - b[i];
+	qsort(d, nd, sizeof(*d), cmp_u64);
+	med = d[nd / 2];
+	free(d);
+	for (size_t i = 0; i < nd; i++) {
+		if (b[i + 1] - b[i] <= 4 * med || b[i + 1] - b[i] < 100000)
+			continue;
+		nlong++;
+		if (last != SIZE_MAX) {
+			gaps++;
+			if (!q)
+				q = i - last;
+			same += i - last == q;
+		}
+		last = i;
+	}
+	if (nlong < 3 || q < 2 || 10 * same < 7 * gaps)
+		return n;
+	for (size_t i = 0; i < nd; i++)
+		if (b[i + 1] - b[i] > 4 * med && b[i + 1] - b[i] >= 100000)
+			b[out++] = b[i + 1];
+	*q_out = (uint32_t)q;
+	return out;
+}
+
+/* The median step of p's boundaries once pauses are merged (in b). */
+static uint64_t median_step(const struct period_det *p, uint64_t *b, size_t *n,
+			    uint32_t *q)
+{
+	uint64_t *v, med;
+
+	memcpy(b, p->bounds, p->nb * sizeof(*b));
+	*q = 1;
+	*n = merge_pauses(b, p->nb, q);
+	if (*n < 3)
+		return 0;
+	v = xmalloc((*n - 1) * sizeof(*v));
+	for (size_t i = 0; i + 1 < *n; i++)
+		v[i] = b[i + 1] - b[i];
+	qsort(v, *n - 1, sizeof(*v), cmp_u64);
+	med = v[(*n - 1) / 2];
+	free(v);
+	return med;
+}
+
+/*
+ * The thread whose steps are the outer loop: among those that made a
+ * tenth of the calls or more, the one with the longest median step (the
+ * autograd thread repeats every backward pass, the main thread every
+ * batch).
+ */
+int steps_period_pick(struct diagnosis *d, struct step_stats *s)
+{
+	struct period_det *best = NULL;
+	uint64_t most = 0, best_med = 0;
+	uint32_t q = 1;
+
+	for (size_t i = 0; i < d->ndet; i++) {
+		if (!d->det[i].period && d->det[i].seen % CHECK_EVERY)
+			check(&d->det[i]);  /* the tokens since the last check */
+		if (d->det[i].seen > most)
+			most = d->det[i].seen;
+	}
+	for (size_t i = 0; i < d->ndet; i++) {
+		struct period_det *p = &d->det[i];
+		uint64_t *b, med;
+		size_t n;
+		uint32_t pq;
+
+		if (p->nb < 3 || 10 * p->seen < most)
+			continue;
+		b = xmalloc(p->nb * sizeof(*b));
+		med = median_step(p, b, &n, &pq);
+		if (med > best_med) {
+			free(s->t);
+			s->t = b;
+			s->nt = n;
+			best = p, best_med = med, q = pq;
+		} else {
+			free(b);
+		}
+	}
+	if (!best)
+		return 0;
+	s->period = best->period * q;
+	s->capped = best->capped;
+	s->source = STEPS_PATTERN;
+	s->name = xasprintf("launch pattern: %u GPU calls per step on thread %u",
+			    s->period, best->tid);
+	return 1;
+}
+
+void steps_period_release(struct diagnosis *d)
+{
+	for (size_t i = 0; i < d->ndet; i++) {
+		free(d->det[i].tok);
+		free(d->det[i].t);
+		free(d->det[i].bounds);
+	}
+	d->ndet = 0;
+}

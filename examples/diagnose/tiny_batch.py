@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: MIT
+"""tiny_batch.py - a wide model trained with a tiny batch on a large GPU:
+each kernel gets a few thread blocks, most SMs stay empty.
+
+Expected: memory_batch (raise the batch size).  Fixed twin: --batch 512
+(compare time per sample).
+"""
+import argparse
+
+import torch
+
+from common import Timer
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--width", type=int, default=2048)
+    ap.add_argument("--layers", type=int, default=6)
+    args = ap.parse_args()
+
+    torch.backends.cuda.matmul.allow_tf32 = True
+    layers = []
+    for _ in range(args.layers):
+        layers += [torch.nn.Linear(args.width, args.width), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-4)
+    x = torch.randn(args.batch, args.width, device="cuda")
+    timer = Timer(warmup=5, steps=args.steps)
+    while not timer.done():
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        timer.step()
+    timer.report(args.batch)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: MIT
+"""check_diagnosis.py - the diagnosis suite (examples/diagnose/suite.json)
+on a real GPU.
+
+Each workload is built to have one known bottleneck.  It is traced with
+GPU records (one timing window in its steady steps; GT_DIAG_GPU=all: the
+whole run) and analyzed; the top
+class of the verdict must be the expected one.  A workload with a fixed
+twin is compared with it: the twin's measured gain (time per step, or per
+sample when the twin changes the batch; both traced alike) must fall
+inside the predicted range of the expected class, or near it (0.10).
+
+Prints one verdict per workload and per twin, then a table (also written
+as markdown to OUT/diagnose/table.md), and keeps each report (text and
+JSON) and dump under OUT/diagnose/.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+from gpulib import ANALYZE, LIB, OUT, WORK, truth, verdict
+from gpulib import run as sh
+
+SUITE = "examples/diagnose"
+NEAR = 0.10
+# GT_DIAG_GPU=all: GPU records for the whole run, short runs.  Default: the
+# library's default mode, windows: one window of 1 s, 2.5 s after the first
+# CUDA call; each workload runs its steps for 4.5 s (DIAG_UNTIL, from the
+# start of its loop, which comes after its first CUDA call), so the window
+# falls inside them and is closed and drained before the program exits.
+
+
+def gpu_env(cmd):
+    if os.environ.get("GT_DIAG_GPU") == "all":
+        return {"GPUTRACE_GPU": "all", "PYTHONUNBUFFERED": "1"}
+    return {"GPUTRACE_GPU": "windows", "GPUTRACE_GPU_WARMUP_MS": "2500",
+            "GPUTRACE_GPU_WINDOW_MS": "1000", "GPUTRACE_GPU_PERIOD_MS": "600000",
+            "DIAG_UNTIL": "4.5", "PYTHONUNBUFFERED": "1"}
+
+
+def build_cuda():
+    out = os.path.join(WORK, "diagnose")
+    os.makedirs(out, exist_ok=True)
+    for name in ("pageable", "sync_per_kernel", "launch_bound"):
+        subprocess.run(["nvcc", "-O2", "-arch=sm_90", "-o", os.path.join(out, name),
+                        os.path.join(SUITE, "cuda", name + ".cu")], check=True)
+    return out
+
+
+def command(cmd, cuda):
+    return [os.path.join(SUITE, c) if c.endswith(".py") else c.replace("{cuda}", cuda)
+            for c in cmd]
+
+
+def keep(name, dump):
+    d = os.path.join(OUT, "diagnose")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name + ".txt"), "w") as f:
+        f.write(sh([ANALYZE, dump])[1])
+    shutil.copy(dump, os.path.join(d, name + ".bin"))
+
+
+def trace(cmd, name):
+    """Like gpulib.trace, but when several processes wrote dumps (taskset
+    execs python) the one with the most events is analyzed, and a program
+    that fails after writing its dump and its timing is failed apart (the
+    tracer must never hurt it) but still diagnosed."""
+    env = dict(gpu_env(cmd), LD_PRELOAD=LIB,
+               GPUTRACE_OUTPUT=os.path.join(WORK, name + "-%p.bin"))
+    rc, out, err = sh(cmd, env)
+    dumps = re.findall(r"gputrace: wrote (\S+) \((\d+) events", err)
+    if rc != 0:
+        verdict(f"{name}-exit", False, f"exit status {rc} under the tracer: {err[-300:]}")
+    if not dumps or "ms_per_step" not in truth(out):
+        raise RuntimeError(f"{name}: rc={rc} stderr={err[-2000:]}")
+    dump = max(dumps, key=lambda d: int(d[1]))[0]
+    rc, js, aerr = sh([ANALYZE, "--json", dump])
+    if rc != 0:
+        raise RuntimeError(f"{name}: analyzer rc={rc} {aerr}")
+    return truth(out), json.loads(js), dump
+
+
+def traced(name, cmd, cuda, cache):
+    if name not in cache:
+        t, j, dump = trace(command(cmd, cuda), "diag-" + name)
+        keep(name, dump)
+        with open(os.path.join(OUT, "diagnose", name + ".json"), "w") as f:
+            json.dump({k: j.get(k) for k in ("steps", "idle", "verdict", "diagnosis")}, f,
+                      indent=1)
+        cache[name] = (t, j)
+    return cache[name]
+
+
+def top(j):
+    v = j.get("verdict") or [{}]
+    return v[0].get("class", "none"), v[0].get("score", 0)
+
+
+def step_ms(t, j):
+    """Time per step where the GPU was timed (the dump's steps inside its
+    window: CUPTI's cost on launches applies there, to the prediction as
+    to this), else the program's own figure over all its steps."""
+    d = j.get("diagnosis", {})
+    if d.get("timed_steps", 0) >= 3 and d.get("timed_step_ns"):
+        return d["timed_step_ns"] / 1e6, "timed"
+    return t["ms_per_step"], "program"
+
+
+def measured_gain(w, t, j, tt, tj):
+    (a, how), (b, how2) = step_ms(t, j), step_ms(tt, tj)
+    if how != how2:                     # compare like with like
+        a, b, how = t["ms_per_step"], tt["ms_per_step"], "program"
+    if w.get("gain") == "per_sample":
+        a, b = a / t["batch"], b / tt["batch"]
+    return 1 - b / a, a, b, how
+
+
+def check_twin(w, j, t, cuda, cache, row):
+    tw = w["twin"]
+    try:
+        tt, tj = traced(tw["name"], tw["cmd"], cuda, cache)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        verdict(f"diag-gain-{w['name']}", False, f"twin {tw['name']}: {str(e)[:300]}")
+        return
+    entry = next((v for v in j.get("verdict", []) if v["class"] == w["expect"]), None)
+    gain, a, b, how = measured_gain(w, t, j, tt, tj)
+    lo, hi = (entry["est_gain_low"], entry["est_gain_high"]) if entry else (0, 0)
+    ok = entry is not None and lo - NEAR <= gain <= hi + NEAR
+    row.update(twin=tw["name"], twin_class=top(tj)[0], predicted=f"{lo:.2f}-{hi:.2f}",
+               measured=f"{gain:.2f}")
+    verdict(f"diag-gain-{w['name']}", ok,
+            f"{w['name']} {t['ms_per_step']:.3f} ms/step (batch {t.get('batch')}) -> "
+            f"{tw['name']} {tt['ms_per_step']:.3f} ms/step (batch {tt.get('batch')}); "
+            f"compared ({how} steps, {w.get('gain', 'step')}): {a:.4g} -> {b:.4g}: "
+            f"measured gain {gain:.2f}, predicted {lo:.2f} to {hi:.2f}")
+
+
+def check_one(w, cuda, cache, rows):
+    row = {"name": w["name"], "expect": w["expect"], "got": "-", "score": "-"}
+    rows.append(row)
+    try:
+        t, j = traced(w["name"], w["cmd"], cuda, cache)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        verdict(f"diag-{w['name']}", False, str(e)[:500])
+        return
+    cls, score = top(j)
+    idle = ", ".join(f"{i['cause']} {100 * i['share']:.0f}%" for i in j.get("idle", [])[:4])
+    row.update(got=cls, score=f"{score:.2f}")
+    verdict(f"diag-{w['name']}", cls == w["expect"],
+            f"expected {w['expect']}, verdict {cls} ({score:.2f}); busy "
+            f"{100 * j['diagnosis'].get('busy_share', 0):.0f}%; idle: {idle}; "
+            f"steps {j['steps']['count']} of {j['steps']['mean_ns'] / 1e6:.3f} ms")
+    if "twin" in w:
+        check_twin(w, j, t, cuda, cache, row)
+
+
+def write_table(rows):
+    head = ("workload", "expected", "verdict", "score", "twin", "predicted gain",
+            "measured gain")
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for r in rows:
+        lines.append("| " + " | ".join(str(r.get(k, "")) for k in (
+            "name", "expect", "got", "score", "twin", "predicted", "measured")) + " |")
+    text = "\n".join(lines)
+    print("\n" + text)
+    os.makedirs(os.path.join(OUT, "diagnose"), exist_ok=True)
+    with open(os.path.join(OUT, "diagnose", "table.md"), "w") as f:
+        f.write(text + "\n")
+
+
+def run_suite():
+    with open(os.path.join(SUITE, "suite.json")) as f:
+        suite = json.load(f)["workloads"]
+    only = os.environ.get("GT_DIAG_ONLY")       # e.g. "item-sync,big-matmul"
+    cuda = build_cuda()
+    cache, rows = {}, []
+    for w in suite:
+        if not only or w["name"] in only.split(","):
+            check_one(w, cuda, cache, rows)
+    write_table(rows)
+
+
+def run():
+    try:
+        run_suite()
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
+        verdict("diag-suite", False, f"{type(e).__name__}: {str(e)[:500]}")

@@ -1,0 +1,287 @@
+# SPDX-License-Identifier: MIT
+"""check_overhead.py - the overhead, measured side by side in one run
+(issue 7, part 5), on a machine with an NVIDIA GPU:
+
+  launch      added host time per intercepted launch: examples/cuda/
+              launch_loop.cu (empty kernels, the launch calls timed), runs
+              untraced and traced (host-only and default) interleaved, 7 of
+              each, medians.  Goal: under 60 ns added, rate >= 97%.
+  torch-*     ms per step of the launch-bound loop of examples/pytorch/
+              train_mlp.py and of a compute-bound one (test/bench/
+              bench_torch.py): untraced, traced host-only (GPUTRACE_GPU=off),
+              default, every kernel (GPUTRACE_GPU=all), torch.profiler, and
+              Nsight Systems when nsys is installed; rounds interleaved,
+              medians, ratios to untraced.  Goals: host-only <= 1.01x,
+              default <= 1.03x, all <= 1.30x.
+  dump-bytes  bytes of dump per event, from those runs.
+  analyzer    events per second and peak memory of gputrace-analyze on
+              large synthetic dumps (test/bench/make_big_dump.c; CPU only).
+  clock       clock_gettime's cost and the clock source: the hot path reads
+              the clock twice per call, so a clock that is a system call
+              (no vDSO, e.g. some VMs) costs that much more.
+
+Writes the table for the README to OUT/overhead.md.  Run by check.py
+(GT_CHECKS=check_overhead bash test/gpu/check.sh runs it alone), or on its
+own after make: bash test/bench/overhead.sh.  GT_BENCH_ROUNDS (default 3)
+sets the rounds of the PyTorch runs, GT_BENCH_QUICK=1 makes everything
+shorter (a smoke test, not a measurement).
+"""
+import datetime
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpulib  # noqa: E402
+from gpulib import ANALYZE, CUDA, LIB, OUT, ROOT, WORK, table, truth, verdict  # noqa: E402,F401
+
+QUICK = os.environ.get("GT_BENCH_QUICK") == "1"
+ROUNDS = int(os.environ.get("GT_BENCH_ROUNDS", "1" if QUICK else "3"))
+LAUNCH_ROUNDS = 2 if QUICK else 7
+TORCH_STEPS = {"launch": (60, 10) if QUICK else (300, 30),
+               "compute": (10, 3) if QUICK else (40, 5)}
+BIG_EVENTS = (2_000_000, 4_000_000) if QUICK else (20_000_000, 40_000_000)
+md = []
+
+
+def sh(cmd, env=None, timeout=600):
+    """rc, stdout, stderr of cmd; env adds to a copy of ours, less LD_PRELOAD."""
+    e = {k: v for k, v in os.environ.items()
+         if k != "LD_PRELOAD" and not k.startswith("GPUTRACE")}
+    e.update(env or {})
+    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def traced(name, extra=None):
+    env = {"LD_PRELOAD": LIB, "GPUTRACE_OUTPUT": os.path.join(WORK, name + "-%p.bin")}
+    env.update(extra or {})
+    return env
+
+
+def wrote(err):
+    """(path, events, dropped) from the tracer's line on stderr, or None."""
+    m = re.search(r"gputrace: wrote (\S+) \((\d+) events, (\d+) dropped\)", err)
+    return (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def measure(cmd, env, key, what):
+    rc, out, err = sh(cmd, env)
+    t = truth(out)
+    if rc != 0 or key not in t:
+        raise RuntimeError(f"{what}: rc={rc} {err[-1500:]}")
+    return t, wrote(err)
+
+
+def machine():
+    def first(cmd):
+        try:
+            return sh(cmd, timeout=60)[1].strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            return "?"
+    try:
+        import torch
+        tv = torch.__version__
+    except ImportError:
+        tv = "none"
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    try:
+        nvcc = sh([os.path.join(CUDA, "bin", "nvcc"), "--version"], timeout=60)[1]
+    except OSError:
+        nvcc = ""
+    m = re.search(r"release ([\d.]+)", nvcc)
+    return {
+        "date": datetime.date.today().isoformat(),
+        "gpu": first(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]),
+        "cuda": m.group(1) if m else "?", "torch": tv, "cpu": cpu,
+        "clocksource": clocksource(),
+    }
+
+
+def clocksource():
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
+
+
+def bench_launch():
+    exe = os.path.join(WORK, "launch_loop")
+    subprocess.run(["nvcc", "-O2", "-arch=sm_90", "-o", exe, "examples/cuda/launch_loop.cu"],
+                   check=True)
+    reps = ["--reps", "3", "--batches", "40"] if QUICK else ["--reps", "7"]
+    modes = {"untraced": None, "host-only": {"GPUTRACE_GPU": "off"}, "default": {}}
+    ns = {m: [] for m in modes}
+    clock, lines = [], {}
+    for r in range(LAUNCH_ROUNDS):
+        order = list(modes)[r % 3:] + list(modes)[:r % 3]
+        for m in order:
+            env = None if modes[m] is None else traced(f"launch-{m}", modes[m])
+            t, w = measure([exe] + reps, env, "ns_per_launch", f"launch_loop {m}")
+            ns[m].append(t["ns_per_launch"])
+            clock.append(t["clock_ns"])
+            if w:
+                lines[m] = (w, t["launches"])
+    med = {m: statistics.median(v) for m, v in ns.items()}
+    for m in ("host-only", "default"):
+        added = med[m] - med["untraced"]
+        rate = med["untraced"] / med[m]
+        detail = (f"{med['untraced']:.0f} ns per launch untraced, {med[m]:.0f} traced: "
+                  f"{added:+.1f} ns, rate {rate * 100:.1f}% (runs {ns['untraced']} / {ns[m]})")
+        verdict(f"overhead-launch-{m}", added < 60 and rate >= 0.97, detail)
+        md.append(f"| empty-kernel launch, {m} | {med['untraced']:.0f} ns | {med[m]:.0f} ns | "
+                  f"{added:+.1f} ns, rate {rate * 100:.1f}% | < 60 ns, >= 97% |")
+        table.append((f"launch-{m}-ns-added", round(added, 1), "", ""))
+    for m, ((path, events, dropped), launches) in lines.items():
+        ok = dropped == 0 and events >= launches
+        verdict(f"overhead-launch-{m}-dump", ok,
+                f"{events} events, {dropped} dropped for {launches} launches, "
+                f"{os.path.getsize(path) / max(events, 1):.1f} bytes per event")
+        md.append(f"| dump, launch loop, {m} | | {events} events | "
+                  f"{os.path.getsize(path) / max(events, 1):.1f} bytes/event | |")
+    c = statistics.median(clock)
+    verdict("clock", True, f"clock_gettime {c:.1f} ns, clocksource {clocksource()}" +
+            ("  (looks like a system call: the hot path pays it twice per call)" if c > 100 else ""))
+    md.append(f"| clock_gettime (clocksource {clocksource()}) | | {c:.1f} ns | | |")
+    table.append(("clock-gettime-ns", round(c, 1), "", ""))
+
+
+def torch_modes():
+    modes = [("untraced", None, []), ("host-only", {"GPUTRACE_GPU": "off"}, []),
+             ("default", {}, []), ("all", {"GPUTRACE_GPU": "all"}, []),
+             ("torch.profiler", None, ["--profiler"])]
+    if shutil.which("nsys"):
+        modes.append(("nsys", None, ["nsys"]))
+    return modes
+
+
+def torch_cmd(kind, extra):
+    steps, warm = TORCH_STEPS[kind]
+    cmd = ["python3", "test/bench/bench_torch.py", kind, "--steps", str(steps),
+           "--warmup", str(warm)]
+    if extra == ["nsys"]:
+        return ["nsys", "profile", "--trace=cuda,nvtx", "--sample=none",
+                "--cpuctxsw=none", "--force-overwrite=true",
+                "-o", os.path.join(WORK, f"nsys-{kind}")] + cmd
+    return cmd + extra
+
+
+GOALS = {"host-only": 1.01, "default": 1.03, "all": 1.30}
+
+
+def bench_torch(kind):
+    modes = torch_modes()
+    ms = {m[0]: [] for m in modes}
+    dumps = {}
+    for r in range(ROUNDS):
+        for name, env, extra in modes[r % len(modes):] + modes[:r % len(modes)]:
+            e = None if env is None else traced(f"torch-{kind}-{name}", env)
+            t, w = measure(torch_cmd(kind, extra), e, "ms_per_step", f"torch {kind} {name}")
+            ms[name].append(t["ms_per_step"])
+            if w:
+                dumps[name] = w
+    base = statistics.median(ms["untraced"])
+    for name, _, _ in modes:
+        med = statistics.median(ms[name])
+        ratio = med / base
+        goal = GOALS.get(name)
+        detail = f"{med:.3f} ms/step, {ratio:.3f}x untraced (runs {ms[name]})"
+        if name in dumps:
+            path, events, dropped = dumps[name]
+            detail += f"; {events} events, {dropped} dropped"
+        if goal:
+            verdict(f"overhead-torch-{kind}-{name}", ratio <= goal, detail + f"; goal <= {goal}x")
+        elif name != "untraced":
+            verdict(f"overhead-torch-{kind}-{name}", True, detail + " (for comparison)")
+        md.append(f"| {kind}-bound PyTorch loop, {name} | {base:.3f} ms | {med:.3f} ms | "
+                  f"{ratio:.3f}x | {'<= %.2fx' % goal if goal else ''} |")
+        table.append((f"torch-{kind}-{name}", round(ratio, 3), "", ""))
+    if "default" in dumps:
+        path, events, dropped = dumps["default"]
+        per = os.path.getsize(path) / max(events, 1)
+        verdict(f"dump-bytes-{kind}", per <= 32 and dropped == 0,
+                f"{os.path.getsize(path)} bytes for {events} events = {per:.1f} bytes/event, "
+                f"{dropped} dropped")
+        md.append(f"| dump, {kind}-bound loop, default | | {events} events | "
+                  f"{per:.1f} bytes/event | |")
+
+
+def wait_rss(cmd):
+    """Exit status, seconds and peak RSS (MiB) of cmd, its stdout dropped."""
+    t0 = datetime.datetime.now()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, (datetime.datetime.now() - t0).total_seconds(), ru.ru_maxrss / 1024
+
+
+def bench_analyzer():
+    gen = os.path.join(WORK, "make_big_dump")
+    subprocess.run(["cc", "-O2", "-std=c11", "-D_GNU_SOURCE", "-iquote", ".", "-Iinclude",
+                    "-o", gen, "test/bench/make_big_dump.c"], check=True)
+    rss = []
+    for n in BIG_EVENTS:
+        dump = os.path.join(WORK, f"big-{n}.bin")
+        subprocess.run([gen, dump, str(n), "8"], check=True)
+        rc, secs, mib = wait_rss([ANALYZE, "--json", dump])
+        size = os.path.getsize(dump)
+        os.unlink(dump)
+        if rc != 0:
+            verdict("analyzer-speed", False, f"analyzer exit {rc} on {n} events")
+            return
+        rss.append(mib)
+        verdict(f"analyzer-speed-{n // 1_000_000}M", True,
+                f"{n} events ({size / n:.1f} bytes each) in {secs:.2f} s = "
+                f"{n / secs / 1e6:.1f} M events/s, peak {mib:.0f} MiB")
+        md.append(f"| analyzer, {n // 1_000_000}M-event dump (CPU) | | {secs:.2f} s | "
+                  f"{n / secs / 1e6:.1f} M events/s, {mib:.0f} MiB | |")
+    verdict("analyzer-memory", rss[1] < rss[0] * 1.5 + 8,
+            f"peak {rss[0]:.0f} MiB for {BIG_EVENTS[0]} events, {rss[1]:.0f} MiB for "
+            f"{BIG_EVENTS[1]}: does not grow with the events")
+
+
+def write_md(info):
+    head = [f"Measured {info['date']} on {info['gpu']} (GPU, driver), CUDA {info['cuda']}, "
+            f"PyTorch {info['torch']}, {info['cpu']}, clocksource {info['clocksource']}; "
+            f"medians of interleaved runs ({LAUNCH_ROUNDS} for the launch loop, {ROUNDS} "
+            f"for PyTorch).", "",
+            "| what | untraced | traced / measured | added / ratio | goal |",
+            "| --- | --- | --- | --- | --- |"]
+    text = "\n".join(head + md) + "\n"
+    with open(os.path.join(OUT, "overhead.md"), "w") as f:
+        f.write(text)
+    print("\n" + text, flush=True)
+
+
+def run_all():
+    os.chdir(ROOT)
+    info = machine()
+    parts = [("overhead-launch", bench_launch),
+             ("overhead-torch-launch", lambda: bench_torch("launch")),
+             ("overhead-torch-compute", lambda: bench_torch("compute")),
+             ("analyzer-speed", bench_analyzer)]
+    for name, part in parts:
+        try:
+            part()
+        except Exception as e:          # one broken part must not hide the rest
+            verdict(name, False, f"{type(e).__name__}: {str(e)[:500]}")
+    write_md(info)
+
+
+def run():
+    run_all()
+
+
+if __name__ == "__main__":
+    run_all()
+    print(f"\n{sum(gpulib.results)} passed, {len(gpulib.results) - sum(gpulib.results)} failed")
+    sys.exit(0 if all(gpulib.results) else 1)

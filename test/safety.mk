@@ -1,0 +1,95 @@
+# test/safety.mk - proving the tracer safe (issue 7): the workloads of the
+# fork, exec, signal, kill and late-CUDA tests (test/t/7*.t), the unit test
+# of the exec environment, and the sanitizer and fuzzing runs:
+#
+#   make test-asan    analyzer and unit tests built with AddressSanitizer and
+#                     UndefinedBehaviorSanitizer (any report fails), then
+#                     every test, in the build tree $(B)/asan
+#   make test-tsan    the recording path (rings, writer, dump output) built
+#                     with ThreadSanitizer and driven by test/tsan/stress.c
+#   make fuzz         libFuzzer (clang) on the dump reader and the reports,
+#                     FUZZ_SECONDS (60) from test/corpus/, test/fuzz/seeds/
+#                     and the sample dump
+#   make test-safety  all three (what CI runs after make test)
+#   make bench-analyzer  the analyzer's speed on a synthetic dump of
+#                     BENCH_EVENTS (20000000) events (CPU only)
+
+SAFETY_WL := fork exec signal kill late
+SAFETY_WORKLOADS := $(SAFETY_WL:%=$(TEST_B)/w_%)
+
+$(SAFETY_WORKLOADS): $(TEST_B)/w_%: test/workloads/w_%.c \
+		test/workloads/launcher.h test/fake/workload.h
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CUDA_INC) -o $@ $< -ldl -lpthread
+
+$(TEST_B)/unit_preload_exec_env: $(B)/preload/exec_env.o
+PRELOAD_UNIT_OBJ_exec_env := $(B)/preload/exec_env.o
+
+TEST_DEPS += $(SAFETY_WORKLOADS)
+TEST_BINS += $(TEST_B)/unit_preload_exec_env
+
+# ---- sanitizers ---------------------------------------------------------
+test-asan:
+	$(MAKE) B=$(B)/asan SANITIZE=address,undefined test
+
+# ThreadSanitizer: the library's code linked into one program (a preloaded
+# library cannot bring TSan's runtime).  Its interposers of libc (dlsym,
+# exec, signals) stay out, TSan has its own; test/tsan/stress.c stands in
+# for what they define.
+TSAN_B     := $(B)/tsan
+TSAN_SRC   := $(filter-out preload/dlsym_hook.c preload/exec.c \
+		preload/signals.c,$(PRELOAD_SRC))
+TSAN_OBJ   := $(TSAN_SRC:%.c=$(TSAN_B)/%.o)
+TSAN_FLAGS := -fsanitize=thread -O1 -g
+
+$(TSAN_B)/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def) \
+		include/gputrace/*.h
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(PRELOAD_CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
+
+$(TSAN_B)/stress: test/tsan/stress.c $(TSAN_OBJ)
+	$(Q)$(CC) $(PRELOAD_CFLAGS) $(TSAN_FLAGS) -o $@ $^ -ldl -lpthread
+
+test-tsan: $(TSAN_B)/stress $(ANALYZER)
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)" \
+		GT_ANALYZER=$(abspath $(ANALYZER)) $(TSAN_B)/stress
+
+# ---- fuzzing the dump reader (libFuzzer: clang) -------------------------
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_B       := $(B)/fuzz
+FUZZ_SAN     := address,undefined
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -iquote . -Iinclude -g -O1 \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_OBJ     := $(ANALYZER_OBJ:$(B)/%.o=$(FUZZ_B)/%.o)
+
+$(FUZZ_B)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/gputrace/*.h
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) \
+		$(if $(filter %/main.o,$@),-Dmain=gt_analyzer_main) -c -o $@ $<
+
+$(FUZZ_B)/fuzz_dump: test/fuzz/fuzz_dump.c $(FUZZ_OBJ)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ \
+		-lstdc++ -lm
+
+fuzz: $(FUZZ_B)/fuzz_dump
+	FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run $(FUZZ_B)
+
+test-safety: test-asan test-tsan fuzz
+
+# ---- the analyzer's speed (the rest of the benchmark needs a GPU:
+# test/bench/overhead.sh) ---------------------------------------------------
+BENCH_EVENTS ?= 20000000
+
+$(B)/make_big_dump: test/bench/make_big_dump.c include/gputrace/*.h
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+bench-analyzer: $(ANALYZER) $(B)/make_big_dump
+	$(B)/make_big_dump $(B)/big.bin $(BENCH_EVENTS) 8
+	@s=$$(date +%s%N); $(ANALYZER) --json $(B)/big.bin >/dev/null; \
+	e=$$(date +%s%N); ms=$$(( (e - s) / 1000000 )); \
+	echo "gputrace-analyze: $(BENCH_EVENTS) events in $$ms ms," \
+	     "$$(( $(BENCH_EVENTS) / (ms + 1) * 1000 )) events/s"
+	@rm -f $(B)/big.bin
+
+.PHONY: test-asan test-tsan fuzz test-safety bench-analyzer

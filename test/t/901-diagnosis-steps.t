@@ -1,0 +1,162 @@
+#!/usr/bin/perl
+# 901-diagnosis-steps.t - training steps on synthetic dumps: from NVTX
+# ranges (the repeated top-level name, start to start, framework ranges
+# left out, steps inside epochs), from the launch pattern (with a warm-up
+# whose kernels differ, and with pauses between groups of launches);
+# warm-up steps shown apart, outliers beyond 3 sigma; the warm-up's idle
+# time kept out of the steady state; GPU records that make no sense.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use Test::More;
+
+use GtDiag;
+
+plan skip_all => 'gputrace-analyze not built'
+	unless -x GtDump::analyzer_path();
+
+my $US = 1000;
+my $MS = 1000 * $US;
+
+# ---- NVTX: "train_step" at the top level, "forward" inside, aten ops -----
+{
+	my $g = GtDiag->new;
+	my @len = (400, 300, 100, 100, 100, 100, 100, 100, 100, 100);
+	my $t = 0;
+
+	for my $i (0 .. $#len) {
+		$g->push_range(1, $t, 'train_step');
+		$g->push_range(1, $t + 1 * $MS, 'forward');
+		$g->launch(1, $t + 2 * $MS, 5 * $US);
+		$g->pop_range(1, $t + 3 * $MS);
+		$g->pop_range(1, $t + 80 * $MS);
+		$g->push_range(1, $t + 85 * $MS, 'aten::mm');
+		$g->pop_range(1, $t + 86 * $MS);
+		$g->kernel($t + 2 * $MS, $t + 60 * $MS);
+		$t += $len[$i] * $MS;
+	}
+	my $j = $g->analyze;
+	my $s = $j->{steps};
+
+	is($s->{source}, 'nvtx', 'nvtx: steps from the ranges');
+	like($s->{name}, qr/"train_step"/, 'nvtx: the top-level repeated name');
+	is($s->{count}, 10, 'nvtx: ten steps');
+	is($s->{warmup_steps}, 2, 'nvtx: the two slow first steps are the warm-up');
+	is($s->{warmup_mean_ns}, 350 * $MS, 'nvtx: warm-up mean');
+	# steady: 7 steps of 100 ms (start to start) and the last, 80 ms long
+	is($s->{mean_ns}, int((7 * 100 + 80) * $MS / 8), 'nvtx: steady mean');
+	is($s->{p50_ns}, 100 * $MS, 'nvtx: p50');
+	is($s->{min_ns}, 80 * $MS, 'nvtx: the last step ends with its range');
+	my $w = $j->{diagnosis}{warmup};
+	ok($w->{span_ns} > 0 && $w->{span_ns} < 700 * $MS, 'nvtx: warm-up time apart');
+	is($j->{diagnosis}{span_ns} + $w->{span_ns}, 1460 * $MS - 2 * $MS,
+	   'nvtx: warm-up and steady state cover the GPU time, nothing twice');
+}
+
+# ---- NVTX: epochs around steps --------------------------------------------
+{
+	my $g = GtDiag->new;
+	my $t = 0;
+
+	for my $e (0 .. 2) {
+		$g->push_range(1, $t, 'epoch');
+		for my $i (0 .. 19) {
+			$g->push_range(1, $t, 'step');
+			$g->launch(1, $t + 10 * $US, 5 * $US);
+			$g->kernel($t + 20 * $US, $t + 900 * $US);
+			$g->pop_range(1, $t + 950 * $US);
+			$t += $MS;
+		}
+		$g->pop_range(1, $t);
+	}
+	my $j = $g->analyze;
+
+	like($j->{steps}{name}, qr/"step"/, 'epochs: steps are the ranges inside');
+	is($j->{steps}{count}, 60, 'epochs: 60 steps');
+}
+
+# ---- launch pattern: warm-up with other kernels, an outlier ---------------
+{
+	my $g = GtDiag->new;
+	my $t = 0;
+
+	for my $i (0 .. 2) {                    # autotuning: other kernels, slow
+		$g->launch(1, $t + $_ * 100 * $US, 10 * $US, fn => 10 + $_) for 0 .. 5;
+		$g->launch(1, $t + $_ * 10 * $MS, 10 * $US, fn => $_ + 1) for 0 .. 3;
+		$t += 40 * $MS;
+	}
+	for my $i (0 .. 59) {
+		my $len = $i == 30 ? 9 * $MS : 2 * $MS;
+
+		$g->launch(1, $t + $_ * 100 * $US, 10 * $US, fn => $_ + 1) for 0 .. 3;
+		$g->kernel($t + 20 * $US, $t + 1500 * $US);
+		$t += $len;
+	}
+	my $j = $g->analyze;
+	my $s = $j->{steps};
+
+	is($s->{source}, 'launch_pattern', 'pattern: steps from launches');
+	is($s->{period}, 4, 'pattern: four launches per step');
+	ok($s->{warmup_steps} >= 3, 'pattern: the slow first steps are the warm-up')
+		or diag(explain($s));
+	is($s->{p50_ns}, 2 * $MS, 'pattern: 2 ms steps');
+	ok(scalar(grep { $_->{ns} == 9 * $MS } @{ $s->{outliers} }), 'pattern: the 9 ms step is an outlier')
+		or diag(explain($s));
+}
+
+# ---- launch pattern: groups of identical launches, then a pause -----------
+{
+	my $g = GtDiag->new;
+	for my $s (0 .. 9) {
+		my $b = $s * 20 * $MS;
+
+		$g->launch(1, $b + 15 * $MS + $_ * 20 * $US, 10 * $US) for 0 .. 4;
+		$g->kernel($b + 15 * $MS + 20 * $US, $b + 19 * $MS);
+	}
+	my $j = $g->analyze;
+
+	is($j->{steps}{p50_ns}, 20 * $MS, 'pauses: a step is the group and its pause');
+	is($j->{steps}{period}, 5, 'pauses: five launches per step');
+}
+
+# ---- graph launches: one token per step -----------------------------------
+{
+	my $g = GtDiag->new;
+	for my $s (0 .. 29) {
+		$g->graph_launch(1, $s * $MS, 10 * $US);
+		$g->kernel($s * $MS + 20 * $US, $s * $MS + 980 * $US);
+		$g->sync(1, $s * $MS + 20 * $US, 965 * $US);
+	}
+	my $j = $g->analyze;
+
+	is($j->{steps}{count}, 29, 'graphs: a graph launch per step');
+	is($j->{verdict}[0]{class}, 'healthy', 'graphs: busy GPU, healthy');
+}
+
+# ---- GPU records that make no sense: no crash, no claim --------------------
+{
+	my $g = GtDiag->new;
+	$g->launch(1, 1000, 500);
+	$g->kernel(5000, 4000);                         # ends before it starts
+	$g->kernel(2000, 3000, device => 4000);         # a device we cannot hold
+	$g->kernel(2000, 2**62);                        # far in the future
+	$g->kernel(0, 100);                             # start 0: incomplete
+	$g->gpu_copy(3000, 3500);
+	my $j = eval { $g->analyze };
+
+	ok($j, 'nonsense GPU records: a report') or diag($@);
+	ok(defined $j->{diagnosis}{span_ns}, 'nonsense GPU records: a diagnosis');
+}
+
+# ---- no CUDA at all ----------------------------------------------------------
+{
+	my $g = GtDiag->new(no_gpu => 1);
+	my $j = $g->analyze;
+
+	is_deeply($j->{verdict}, [], 'empty: no verdict');
+	is($j->{steps}{count}, 0, 'empty: no steps');
+	like($g->report, qr/^Verdict: none/m, 'empty: the report says so');
+}
+
+done_testing();

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_analyzer_diagnosis.c - the diagnosis's building blocks: the period
+ * of the launch sequence (prefix function of the reversed window: the
+ * longest periodic suffix repeated three times, covering half the window
+ * or more), and span lists (merge, search, cover).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+
+#include "analyzer/diagnosis_internal.h"
+
+static int32_t work[1 << 16];
+
+/* A sequence: `pre` warm-up tokens, then reps of a period `p` (newest
+ * first, as steps_period.c hands them over). */
+static size_t make(uint32_t *tok, size_t pre, uint32_t p, size_t reps)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < reps; r++)
+		for (uint32_t i = 0; i < p; i++)
+			tok[n++] = 100 + i % 7 + (i == p - 1 ? 50 : 0) + (i % 3) * 10;
+	for (size_t i = 0; i < pre; i++)
+		tok[n++] = 1000 + (uint32_t)i;
+	return n;
+}
+
+static void test_period(void **state)
+{
+	static uint32_t tok[1 << 16];
+	size_t n;
+
+	(void)state;
+	n = make(tok, 0, 17, 40);
+	assert_int_equal(steps_suffix_period(tok, n, work), 17);
+	n = make(tok, 100, 17, 40);             /* warm-up at the old end */
+	assert_int_equal(steps_suffix_period(tok, n, work), 17);
+	n = make(tok, 0, 1, 500);               /* one kernel, over and over */
+	assert_int_equal(steps_suffix_period(tok, n, work), 1);
+	n = make(tok, 0, 300, 2);               /* two steps are not enough */
+	assert_int_equal(steps_suffix_period(tok, n, work), 0);
+	n = make(tok, 5000, 17, 40);            /* periodic part under half */
+	assert_int_equal(steps_suffix_period(tok, n, work), 0);
+	for (size_t i = 0; i < 1000; i++)
+		tok[i] = (uint32_t)(i * 2654435761u);
+	assert_int_equal(steps_suffix_period(tok, 1000, work), 0);
+	assert_int_equal(steps_suffix_period(tok, 0, work), 0);
+}
+
+static void test_spans(void **state)
+{
+	struct span_list l = { 0 };
+	size_t budget = 3, hint = 0;
+	uint64_t until;
+
+	(void)state;
+	assert_int_equal(span_add(&l, 10, 20, &budget), 0);
+	assert_int_equal(span_add(&l, 15, 30, &budget), 0);    /* merged */
+	assert_int_equal(span_add(&l, 50, 60, &budget), 0);
+	assert_int_equal(span_add(&l, 40, 45, &budget), 0);
+	assert_int_equal(span_add(&l, 100, 110, &budget), -1); /* over budget */
+	assert_int_equal(l.n, 3);
+	span_normalize(&l);
+	assert_int_equal(l.v[0].t0, 10);
+	assert_int_equal(l.v[0].t1, 30);
+	assert_int_equal(l.v[1].t0, 40);
+	assert_int_equal(span_cover(&l, 0, 1000), 20 + 5 + 10);
+	assert_int_equal(span_cover(&l, 25, 55), 5 + 5 + 5);
+	assert_true(span_at(&l, &hint, 12, &until));
+	assert_int_equal(until, 30);
+	assert_false(span_at(&l, &hint, 35, &until));
+	assert_int_equal(until, 40);
+	assert_false(span_at(&l, &hint, 70, &until));
+	assert_int_equal(until, UINT64_MAX);
+	assert_true(span_at(&l, &hint, 10, &until));   /* hint going back */
+	span_release(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_period),
+		cmocka_unit_test(test_spans),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
