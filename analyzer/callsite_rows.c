@@ -193,7 +193,8 @@ void callsites_build(struct callsites *cs)
 
 	while ((v = hmap_next(&cs->totals, &pos)))
 		add_total(&b, v);
-	qsort(cs->rows, cs->nrows, sizeof(*cs->rows), by_cost);
+	if (cs->nrows)                  /* qsort(NULL, 0) is undefined */
+		qsort(cs->rows, cs->nrows, sizeof(*cs->rows), by_cost);
 	pos = 0;
 	while ((p = hmap_next(&b.names, &pos))) {
 		for (; p; p = next) {

@@ -118,11 +118,11 @@ static int add_folder(const char *dir, char ***v, size_t *n)
 		}
 	}
 	closedir(d);
-	qsort(*v + first, *n - first, sizeof(**v), by_name);
 	if (*n == first) {
 		error_msg("no gputrace dumps in '%s'", dir);
 		return -1;
 	}
+	qsort(*v + first, *n - first, sizeof(**v), by_name);
 	return 0;
 }
 
