@@ -20,7 +20,7 @@
 #define DIAG_MAX_STEPS (1u << 18)
 #define DIAG_MAX_DEVICES 16
 #define DIAG_BUCKET_NS 100000000ull     /* kernel statistics per 100 ms */
-#define DIAG_MAX_BUCKETS (1u << 20)
+#define DIAG_MAX_BUCKETS (1u << 18)     /* 7.3 hours; at most 52 MB */
 #define DIAG_FEED_GAP_NS 100000ull      /* launches closer: one run */
 #define DIAG_SYNC_EPS_NS 20000ull       /* a wait this close before an idle
 					   start still drained the queue */

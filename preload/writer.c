@@ -374,13 +374,18 @@ static void run_cycle_hooks(int final)
  */
 static void drain(int final)
 {
+	struct gt_ring *first;
 	uint64_t lost;
 
 	run_cycle_hooks(final);
-	for (struct gt_ring *ring = gt_ring_first(); ring; ring = ring->next)
+	/* Rings are pushed at the head only: walking from the same first ring
+	 * twice meets the same rings, each with its snap.  One pushed in
+	 * between (a reused ring's snap is stale) waits for the next cycle. */
+	first = gt_ring_first();
+	for (struct gt_ring *ring = first; ring; ring = ring->next)
 		ring->snap = atomic_load_explicit(&ring->head, memory_order_acquire);
 	put_side_chunks();
-	for (struct gt_ring *ring = gt_ring_first(); ring; ring = ring->next)
+	for (struct gt_ring *ring = first; ring; ring = ring->next)
 		drain_ring(ring);
 	lost = atomic_load(&gt_drops_no_ring);
 	if (lost != w.no_ring_reported) {
