@@ -14,46 +14,6 @@
 #include "analyzer/units.h"
 #include "analyzer/util.h"
 
-/* One line, made printable, cut to the report width. */
-static void dline(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static void dline(FILE *out, const char *fmt, ...)
-{
-	va_list ap;
-	char *raw, *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&raw, fmt, ap) < 0)
-		die("out of memory");
-	va_end(ap);
-	s = printable(raw);
-	if (strlen(s) > REPORT_WIDTH)
-		strcpy(s + REPORT_WIDTH - 3, "...");
-	fprintf(out, "%s\n", s);
-	free(s);
-	free(raw);
-}
-
-/* Text wrapped to the report width after a first-line prefix. */
-static void wrap(FILE *out, const char *first, const char *rest, const char *s)
-{
-	const char *prefix = first;
-
-	while (*s) {
-		size_t w = REPORT_WIDTH - strlen(prefix), len = strlen(s);
-
-		if (len > w) {
-			len = w;
-			while (len > 20 && s[len] != ' ')
-				len--;
-		}
-		fprintf(out, "%s%.*s\n", prefix, (int)len, s);
-		s += len;
-		while (*s == ' ')
-			s++;
-		prefix = rest;
-	}
-}
-
 static int gpu_mode(const struct diagnosis *d)
 {
 	return d->have_gpu && d->steady.span_ns;
@@ -97,14 +57,14 @@ static void steps_line(FILE *out, const struct step_stats *s, const char *lead)
 	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF], w[80] = "";
 
 	if (!s->nt) {
-		dline(out, "%sno repeating steps found (no NVTX step range, no "
+		report_line(out, "%sno repeating steps found (no NVTX step range, no "
 		      "launch pattern)", lead);
 		return;
 	}
 	if (s->warmup)
 		snprintf(w, sizeof(w), "; %zu warm-up step%s apart", s->warmup,
 			 s->warmup > 1 ? "s" : "");
-	dline(out, "%s%zu steps of %s mean (p50 %s, p99 %s)%s", lead,
+	report_line(out, "%s%zu steps of %s mean (p50 %s, p99 %s)%s", lead,
 	      s->nt - 1 - s->warmup, fmt_ns(a, sizeof(a), s->mean),
 	      fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99), w);
 }
@@ -116,24 +76,24 @@ void diagnosis_report_head(FILE *out, const struct model *m)
 	char t[UNITS_BUF], h[256];
 
 	if (!d || !d->nv) {
-		dline(out, "Verdict: none (no CUDA activity to diagnose)");
+		report_line(out, "Verdict: none (no CUDA activity to diagnose)");
 		return;
 	}
 	v = &d->v[0];
 	if (gpu_mode(d)) {
 		idle_headline(&d->steady, h, sizeof(h), 4);
-		dline(out, "Verdict: %s - GPU busy %.0f%% of %s; idle: %s",
+		report_line(out, "Verdict: %s - GPU busy %.0f%% of %s; idle: %s",
 		      verdict_class_title(v->cls),
 		      100.0 * d->steady.busy_ns / d->steady.span_ns,
 		      fmt_ns(t, sizeof(t), d->steady.span_ns), *h ? h : "none");
 	} else {
-		dline(out, "Verdict: %s (host side only: no GPU records, GPU idle "
+		report_line(out, "Verdict: %s (host side only: no GPU records, GPU idle "
 		      "time unknown)", verdict_class_title(v->cls));
 	}
 	steps_line(out, &d->steps, "  ");
 	if (v->nev)
-		dline(out, "  Why: %s", v->evidence[!gpu_mode(d) && v->nev > 1]);
-	dline(out, "  Change (est. step time -%.0f%% to -%.0f%%): %s",
+		report_line(out, "  Why: %s", v->evidence[!gpu_mode(d) && v->nev > 1]);
+	report_line(out, "  Change (est. step time -%.0f%% to -%.0f%%): %s",
 	      100 * v->gain_lo, 100 * v->gain_hi, v->change);
 	if (d->nv > 1) {
 		char rest[256] = "";
@@ -144,7 +104,7 @@ void diagnosis_report_head(FILE *out, const struct model *m)
 					       i > 1 ? ", " : "",
 					       verdict_class_title(d->v[i].cls),
 					       100 * d->v[i].score);
-		dline(out, "  Next: %s", rest);
+		report_line(out, "  Next: %s", rest);
 	}
 }
 
@@ -216,14 +176,14 @@ static void steps_section(FILE *out, const struct step_stats *s)
 		steps_line(out, s, "  Steps: ");
 		return;
 	}
-	dline(out, "  Steps: %zu%s, from the %s", s->nt - 1,
+	report_line(out, "  Steps: %zu%s, from the %s", s->nt - 1,
 	      s->capped ? " (and more: only so many are kept)" : "", s->name);
-	dline(out, "    steady: %zu steps, mean %s, p50 %s, p99 %s, min %s, max %s",
+	report_line(out, "    steady: %zu steps, mean %s, p50 %s, p99 %s, min %s, max %s",
 	      s->nt - 1 - s->warmup, fmt_ns(a, sizeof(a), s->mean),
 	      fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99),
 	      fmt_ns(lo, sizeof(lo), s->min), fmt_ns(hi, sizeof(hi), s->max));
 	if (s->warmup)
-		dline(out, "    warm-up: the first %zu steps, mean %s", s->warmup,
+		report_line(out, "    warm-up: the first %zu steps, mean %s", s->warmup,
 		      fmt_ns(a, sizeof(a), s->warm_mean));
 	if (s->outliers) {
 		char list[200] = "";
@@ -237,7 +197,7 @@ static void steps_section(FILE *out, const struct step_stats *s)
 					       i ? ", " : "", k + 1,
 					       fmt_ns(a, sizeof(a), s->t[k + 1] - s->t[k]));
 		}
-		dline(out, "    %zu beyond 3 sigma (%s): %s", s->outliers,
+		report_line(out, "    %zu beyond 3 sigma (%s): %s", s->outliers,
 		      fmt_ns(b, sizeof(b), s->stddev), list);
 	}
 }
@@ -249,13 +209,13 @@ static void verdict_list(FILE *out, const struct diagnosis *d)
 	for (size_t i = 0; i < d->nv; i++) {
 		const struct verdict *v = &d->v[i];
 
-		dline(out, "  %zu. %s (%s): score %.2f, est. step time -%.0f%% to -%.0f%%",
+		report_line(out, "  %zu. %s (%s): score %.2f, est. step time -%.0f%% to -%.0f%%",
 		      i + 1, verdict_class_title(v->cls), verdict_class_name(v->cls),
 		      v->score, 100 * v->gain_lo, 100 * v->gain_hi);
 		for (size_t k = 0; k < v->nev; k++)
-			wrap(out, "     - ", "       ", v->evidence[k]);
+			report_wrap(out, "     - ", "       ", v->evidence[k]);
 		for (size_t k = 0; k < v->nadv; k++)
-			wrap(out, "     > ", "       ", v->advice[k]);
+			report_wrap(out, "     > ", "       ", v->advice[k]);
 	}
 }
 
@@ -270,25 +230,25 @@ void diagnosis_report_text(FILE *out, const struct model *m, size_t top)
 	fprintf(out, "\nDiagnosis\n");
 	steps_section(out, &d->steps);
 	if (gpu_mode(d)) {
-		dline(out, "  What the GPU waited for, steady state (%s of GPU time in "
+		report_line(out, "  What the GPU waited for, steady state (%s of GPU time in "
 		      "windows with GPU timing):", fmt_ns(t, sizeof(t), d->steady.span_ns));
 		idle_table(out, d, &d->steady);
 		if (d->warm.span_ns) {
 			idle_headline(&d->warm, h, sizeof(h), 4);
-			dline(out, "  Warm-up and start-up apart: %s, busy %.0f%%; idle: %s",
+			report_line(out, "  Warm-up and start-up apart: %s, busy %.0f%%; idle: %s",
 			      fmt_ns(t, sizeof(t), d->warm.span_ns),
 			      100.0 * d->warm.busy_ns / d->warm.span_ns, *h ? h : "none");
 		}
 	} else {
-		dline(out, "  Host time by state (no GPU records: what the GPU did is "
+		report_line(out, "  Host time by state (no GPU records: what the GPU did is "
 		      "unknown; GPUTRACE_GPU=all records it):");
 		host_table(out, &d->host);
 	}
 	if (d->region_all)
-		dline(out, "  note: no GPU timing window fell in the steady steps: the "
+		report_line(out, "  note: no GPU timing window fell in the steady steps: the "
 		      "time above is all the timed time, warm-up included");
 	if (d->spans_lost || d->gpu_lost)
-		dline(out, "  note: timeline cut short (%llu host and %llu GPU spans over "
+		report_line(out, "  note: timeline cut short (%llu host and %llu GPU spans over "
 		      "the caps): the diagnosis covers the start of the run",
 		      (unsigned long long)d->spans_lost, (unsigned long long)d->gpu_lost);
 	verdict_list(out, d);

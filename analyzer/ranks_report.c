@@ -13,6 +13,7 @@
 #include "analyzer/json.h"
 #include "analyzer/nccl.h"
 #include "analyzer/ranks.h"
+#include "analyzer/report.h"
 #include "analyzer/table.h"
 #include "analyzer/units.h"
 #include "analyzer/util.h"
@@ -308,27 +309,6 @@ static void straggler_table(FILE *out, const struct ranks *rk)
 	table_release(&t);
 }
 
-/* Text wrapped to the report's width, as a list item. */
-static void wrap(FILE *out, const char *s)
-{
-	const size_t w = 96;
-	int first = 1;
-
-	while (*s) {
-		size_t len = strlen(s);
-
-		if (len > w) {
-			len = w;
-			while (len > 20 && s[len] != ' ')
-				len--;
-		}
-		fprintf(out, "%s%.*s\n", first ? "  - " : "    ", (int)len, s);
-		s += len;
-		while (*s == ' ')
-			s++;
-		first = 0;
-	}
-}
 
 void ranks_report_text(FILE *out, const struct ranks *rk, size_t top)
 {
@@ -338,7 +318,7 @@ void ranks_report_text(FILE *out, const struct ranks *rk, size_t top)
 	fprintf(out, "clock: %s\n", rk->clock);
 	if (rk->finding[0]) {
 		fprintf(out, "\nFinding\n");
-		wrap(out, rk->finding);
+		report_wrap(out, "  - ", "    ", rk->finding);
 	}
 	ranks_table(out, rk);
 	cost_table(out, rk);

@@ -34,25 +34,6 @@ struct section {
 	int always;             /* shown even when it has no rows */
 };
 
-/* One line, made printable and cut to the report width. */
-static void line(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static void line(FILE *out, const char *fmt, ...)
-{
-	va_list ap;
-	char *raw, *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&raw, fmt, ap) < 0)
-		die("out of memory");
-	va_end(ap);
-	s = printable(raw);
-	if (strlen(s) > REPORT_WIDTH)
-		strcpy(s + REPORT_WIDTH - 3, "...");
-	fprintf(out, "%s\n", s);
-	free(s);
-	free(raw);
-}
-
 static const char *count(char *buf, uint64_t v)
 {
 	snprintf(buf, UNITS_BUF, "%" PRIu64, v);
@@ -235,25 +216,8 @@ static void print_findings(FILE *out, const struct model *m)
 	if (!n)
 		return;
 	fprintf(out, "\nFindings\n");
-	for (int i = 0; i < n; i++) {
-		const char *s = f[i].text;
-		int first = 1;
-
-		while (*s) {
-			size_t w = REPORT_WIDTH - 4, len = strlen(s);
-
-			if (len > w) {
-				len = w;
-				while (len > 20 && s[len] != ' ')
-					len--;
-			}
-			fprintf(out, "%s%.*s\n", first ? "  - " : "    ", (int)len, s);
-			s += len;
-			while (*s == ' ')
-				s++;
-			first = 0;
-		}
-	}
+	for (int i = 0; i < n; i++)
+		report_wrap(out, "  - ", "    ", f[i].text);
 }
 
 static void print_header(FILE *out, const struct model *m)
@@ -263,22 +227,22 @@ static void print_header(FILE *out, const struct model *m)
 
 	if (m->rank != UINT32_MAX)
 		snprintf(rank, sizeof(rank), "  rank %u", m->rank);
-	line(out, "gputrace report: %s", *m->command ? m->command : m->exe);
-	line(out, "pid %u  host %s%s  wall %s  events %" PRIu64
+	report_line(out, "gputrace report: %s", *m->command ? m->command : m->exe);
+	report_line(out, "pid %u  host %s%s  wall %s  events %" PRIu64
 	     "  dropped %" PRIu64 "  threads %zu", m->pid,
 	     *m->host ? m->host : "?", rank,
 	     fmt_ns(wall, sizeof(wall), m->wall_ns), m->events, m->dropped,
 	     m->threads);
 	if (m->ends_early)
-		line(out, "warning: the dump ends early: the program did not "
+		report_line(out, "warning: the dump ends early: the program did not "
 		     "finish tracing");
 	if (m->dropped)
-		line(out, "warning: %" PRIu64 " events were dropped: counts "
+		report_line(out, "warning: %" PRIu64 " events were dropped: counts "
 		     "and times below are low", m->dropped);
 	for (i = 0; i < m->nr_notes && i < MODEL_NOTES; i++)
-		line(out, "note: %s", m->notes[i].text);
+		report_line(out, "note: %s", m->notes[i].text);
 	if (m->nr_notes > MODEL_NOTES)
-		line(out, "note: ... %zu more notes", m->nr_notes - MODEL_NOTES);
+		report_line(out, "note: ... %zu more notes", m->nr_notes - MODEL_NOTES);
 }
 
 void report_text(FILE *out, const struct model *m,
