@@ -77,7 +77,8 @@ static void data_texts(struct ctx *c)
 {
 	const struct env_facts *e = &c->d->env;
 	int workers = e->children_max > 0 || e->child_cores > 0.1;
-	int k = e->allowed_cores > 2 ? (int)(e->allowed_cores / 2) : 2;
+	int k = e->allowed_cores > 32 ? 16		/* also a corrupt huge count */
+	      : e->allowed_cores > 2 ? (int)(e->allowed_cores / 2) : 2;
 
 	outside_evidence(c);
 	if (workers)

@@ -8,7 +8,8 @@
 #   make test-tsan    the recording path (rings, writer, dump output) built
 #                     with ThreadSanitizer and driven by test/tsan/stress.c
 #   make fuzz         libFuzzer (clang) on the dump reader and the reports,
-#                     FUZZ_SECONDS (60) from test/corpus/, test/fuzz/seeds/
+#                     FUZZ_RUNS (15000) from FUZZ_SEED (1129), at most
+#                     FUZZ_SECONDS (300), from test/corpus/, test/fuzz/seeds/
 #                     and the sample dump
 #   make test-safety  all three (what CI runs after make test)
 #   make bench-analyzer  the analyzer's speed on a synthetic dump of
@@ -56,7 +57,7 @@ test-tsan: $(TSAN_B)/stress $(ANALYZER)
 
 # ---- fuzzing the dump reader (libFuzzer: clang) -------------------------
 FUZZ_CC      ?= clang
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 300
 FUZZ_B       := $(B)/fuzz
 FUZZ_SAN     := address,undefined
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -iquote . -Iinclude -g -O1 \
