@@ -33,26 +33,28 @@ static void put_bool(struct json *j, const char *key, int v)
 	json_bool(j, v);
 }
 
-static void kernel(struct json *j, const struct row *r)
+/* Calls and launch overhead of a kernel or graph row. */
+static void launches(struct json *j, const struct row *r)
 {
-	put_str(j, "name", r->name);
-	put_str(j, "symbol", r->symbol);
 	put_uint(j, "calls", r->calls);
 	put_uint(j, "launch_ns_total", r->total_ns);
 	put_uint(j, "launch_ns_p50", hist_quantile(&r->hist, 0.50));
 	put_uint(j, "launch_ns_p99", hist_quantile(&r->hist, 0.99));
 	put_uint(j, "launch_ns_max", r->max_ns);
+}
+
+static void kernel(struct json *j, const struct row *r)
+{
+	put_str(j, "name", r->name);
+	put_str(j, "symbol", r->symbol);
+	launches(j, r);
 	gpu_row_json(j, r, ROW_KERNEL);
 }
 
 static void graph(struct json *j, const struct row *r)
 {
 	put_uint(j, "handle", r->handle);
-	put_uint(j, "calls", r->calls);
-	put_uint(j, "launch_ns_total", r->total_ns);
-	put_uint(j, "launch_ns_p50", hist_quantile(&r->hist, 0.50));
-	put_uint(j, "launch_ns_p99", hist_quantile(&r->hist, 0.99));
-	put_uint(j, "launch_ns_max", r->max_ns);
+	launches(j, r);
 	gpu_row_json(j, r, ROW_GRAPH);
 }
 

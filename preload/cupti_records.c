@@ -259,28 +259,27 @@ static void kernel(const CUpti_ActivityKernel10 *a, int final)
 	emit_or_wait(GT_GPU_KERNEL, &r, a->correlationId, final);
 }
 
+/* Copies and peer copies: two CUPTI record types with the same fields. */
+#define MEMCPY_REC(a, final)                                                   \
+	do {                                                                   \
+		union gpu_rec r_ = { .c = {                                    \
+			.start = (a)->start, .end = (a)->end, .bytes = (a)->bytes, \
+			.correlation = (a)->correlationId, .stream = (a)->streamId, \
+			.device = (a)->deviceId, .copy_kind = (a)->copyKind,   \
+			.src_kind = (a)->srcKind, .dst_kind = (a)->dstKind,    \
+			.flags = (a)->flags,                                   \
+		} };                                                           \
+		emit_or_wait(GT_GPU_MEMCPY, &r_, (a)->correlationId, (final)); \
+	} while (0)
+
 static void memcpy_rec(const CUpti_ActivityMemcpy6 *a, int final)
 {
-	union gpu_rec r = { .c = {
-		.start = a->start, .end = a->end, .bytes = a->bytes,
-		.correlation = a->correlationId, .stream = a->streamId,
-		.device = a->deviceId, .copy_kind = a->copyKind,
-		.src_kind = a->srcKind, .dst_kind = a->dstKind, .flags = a->flags,
-	} };
-
-	emit_or_wait(GT_GPU_MEMCPY, &r, a->correlationId, final);
+	MEMCPY_REC(a, final);
 }
 
 static void memcpy_p2p(const CUpti_ActivityMemcpyPtoP4 *a, int final)
 {
-	union gpu_rec r = { .c = {
-		.start = a->start, .end = a->end, .bytes = a->bytes,
-		.correlation = a->correlationId, .stream = a->streamId,
-		.device = a->deviceId, .copy_kind = a->copyKind,
-		.src_kind = a->srcKind, .dst_kind = a->dstKind, .flags = a->flags,
-	} };
-
-	emit_or_wait(GT_GPU_MEMCPY, &r, a->correlationId, final);
+	MEMCPY_REC(a, final);
 }
 
 static void memset_rec(const CUpti_ActivityMemset4 *a, int final)

@@ -205,37 +205,27 @@ static void *p2p_v2(const struct plugin_ctx *c, const struct gt_ncclp_p2p_v2 *e)
 	return op_start(c, &d);
 }
 
-static gt_ncclp_result start_v3(void *ctx, void **h, void *descr)
-{
-	const struct gt_ncclp_descr_v3 *e = descr;
-	struct gt_nccl_pev_desc d = {
-		.type = GT_NCCL_PROF_COLL, .channels = e->coll.max_channels,
-		.peer = e->coll.root, .count = e->coll.count,
-		.seq = e->coll.seq, .func = e->coll.func,
-		.dtype = e->coll.datatype, .algo = e->coll.algo,
-		.proto = e->coll.proto,
-	};
+/* v2 and v3 describe a collective alike, in structs of their own. */
+#define START_V2_V3(descr_t)                                                   \
+	{                                                                      \
+		const descr_t *e = descr;                                      \
+		struct gt_nccl_pev_desc d = {                                  \
+			.type = GT_NCCL_PROF_COLL, .channels = e->coll.max_channels, \
+			.peer = e->coll.root, .count = e->coll.count,          \
+			.seq = e->coll.seq, .func = e->coll.func,              \
+			.dtype = e->coll.datatype, .algo = e->coll.algo,       \
+			.proto = e->coll.proto,                                \
+		};                                                             \
+		*h = e->type == GT_NCCLP_COLL ? op_start(ctx, &d)              \
+		   : e->type == GT_NCCLP_P2P ? p2p_v2(ctx, &e->p2p) : NULL;    \
+		return 0;                                                      \
+	}
 
-	*h = e->type == GT_NCCLP_COLL ? op_start(ctx, &d)
-	   : e->type == GT_NCCLP_P2P ? p2p_v2(ctx, &e->p2p) : NULL;
-	return 0;
-}
+static gt_ncclp_result start_v3(void *ctx, void **h, void *descr)
+START_V2_V3(struct gt_ncclp_descr_v3)
 
 static gt_ncclp_result start_v2(void *ctx, void **h, void *descr)
-{
-	const struct gt_ncclp_descr_v2 *e = descr;
-	struct gt_nccl_pev_desc d = {
-		.type = GT_NCCL_PROF_COLL, .channels = e->coll.max_channels,
-		.peer = e->coll.root, .count = e->coll.count,
-		.seq = e->coll.seq, .func = e->coll.func,
-		.dtype = e->coll.datatype, .algo = e->coll.algo,
-		.proto = e->coll.proto,
-	};
-
-	*h = e->type == GT_NCCLP_COLL ? op_start(ctx, &d)
-	   : e->type == GT_NCCLP_P2P ? p2p_v2(ctx, &e->p2p) : NULL;
-	return 0;
-}
+START_V2_V3(struct gt_ncclp_descr_v2)
 
 static gt_ncclp_result start_v1(void *ctx, void **h, void *descr)
 {
