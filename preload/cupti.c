@@ -42,11 +42,9 @@ static struct {
 	CUpti_SubscriberHandle sub;
 } cs = { .lock = PTHREAD_MUTEX_INITIALIZER, .why = "" };
 
-/* What the activity API records, in the order they are enabled. */
+/* What the activity API records, in the order they are enabled (the
+ * join needs no API records: cupti_corr.c). */
 static const CUpti_ActivityKind kinds[] = {
-	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-	CUPTI_ACTIVITY_KIND_DRIVER,         /* the join: see cupti_records.c */
-	CUPTI_ACTIVITY_KIND_RUNTIME,
 	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,  /* never KERNEL: it serializes */
 	CUPTI_ACTIVITY_KIND_MEMCPY,
 	CUPTI_ACTIVITY_KIND_MEMCPY2,
@@ -55,7 +53,7 @@ static const CUpti_ActivityKind kinds[] = {
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-unsigned gt_cupti_push(uint64_t id, unsigned work)
+unsigned gt_cupti_begin(unsigned work)
 {
 	atomic_fetch_add(&inflight, 1);
 	if (!atomic_load(&gt_gpu_on)) {     /* closed meanwhile */
@@ -68,18 +66,15 @@ unsigned gt_cupti_push(uint64_t id, unsigned work)
 	}
 	if (work)
 		atomic_fetch_add_explicit(&work_pushed, work, memory_order_relaxed);
-	gt_cupti.cuptiActivityPushExternalCorrelationId(
-		CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+	gt_corr_begin();
 	return work + 1;
 }
 
-void gt_cupti_pop(unsigned token, int failed)
+void gt_cupti_end(unsigned token, int failed, uint64_t id, unsigned cls)
 {
-	uint64_t last;
-
-	gt_cupti.cuptiActivityPopExternalCorrelationId(
-		CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
-	if (failed && token > 1)            /* no records will come */
+	if (!failed)
+		gt_corr_end(id, cls);
+	else if (token > 1)                 /* no records will come */
 		atomic_fetch_sub_explicit(&work_pushed, token - 1, memory_order_relaxed);
 	atomic_fetch_sub(&inflight, 1);
 }
@@ -111,19 +106,13 @@ static const char *result_string(CUptiResult rc)
 	return s ? s : "unknown CUPTI error";
 }
 
-static void CUPTIAPI no_callback(void *user, CUpti_CallbackDomain domain,
-				 CUpti_CallbackId cbid, const void *data)
-{
-	(void)user, (void)domain, (void)cbid, (void)data;
-}
-
 static int load(void)
 {
 	const char *why = "";
 
 	if (cs.loaded)
 		return cs.loaded > 0 ? 0 : -1;
-	if (gt_cupti_load(&gt_cupti, &why) || gt_records_init()) {
+	if (gt_cupti_load(&gt_cupti, &why) || gt_records_init() || gt_corr_init()) {
 		cs.loaded = -1;
 		cs.state = GT_CUPTI_MISSING;
 		cs.why = *why ? why : "out of memory";
@@ -150,8 +139,8 @@ static CUptiResult subscribe_call(void)
 
 	cs.holder[0] = '\0';
 	if (gt_cupti.cuptiSubscribe_v2)
-		return gt_cupti.cuptiSubscribe_v2(&cs.sub, no_callback, NULL, &p);
-	return gt_cupti.cuptiSubscribe(&cs.sub, no_callback, NULL);
+		return gt_cupti.cuptiSubscribe_v2(&cs.sub, gt_corr_on_api, NULL, &p);
+	return gt_cupti.cuptiSubscribe(&cs.sub, gt_corr_on_api, NULL);
 }
 
 static int subscribe(void)
@@ -181,6 +170,7 @@ static int subscribe(void)
 	}
 	cs.subscribed = 1;
 	cs.state = GT_CUPTI_ON;
+	gt_end_in_exit_handlers();
 	return 0;
 }
 
@@ -196,6 +186,19 @@ int gt_cupti_attach(void)
 		rc = load() || subscribe() ? -1 : 0;
 	}
 	pthread_mutex_unlock(&cs.lock);
+	return rc;
+}
+
+/* The API callbacks that name each call's correlation ids. */
+static CUptiResult callbacks(uint32_t on)
+{
+	CUptiResult rc = gt_cupti.cuptiEnableDomain(on, cs.sub,
+						    CUPTI_CB_DOMAIN_RUNTIME_API);
+
+	if (rc == CUPTI_SUCCESS)
+		rc = gt_cupti.cuptiEnableDomain(on, cs.sub, CUPTI_CB_DOMAIN_DRIVER_API);
+	if (rc != CUPTI_SUCCESS && on)
+		callbacks(0);
 	return rc;
 }
 
@@ -217,18 +220,23 @@ int gt_cupti_enable(void)
 		pthread_mutex_unlock(&cs.lock);
 		return -1;
 	}
-	/* Ids first: a call that records must have pushed (cupti.h). */
-	atomic_store(&gt_gpu_on, 1);
-	if (gt_gpu_cfg.graph_trace)             /* refused by old CUPTI: nodes */
+	/* The join first: a call that records must have its ids (cupti.h). */
+	gt_corr_new_window();
+	rc = callbacks(1);
+	if (rc == CUPTI_SUCCESS)
+		atomic_store(&gt_gpu_on, 1);
+	if (rc == CUPTI_SUCCESS && gt_gpu_cfg.graph_trace)  /* old CUPTI: nodes */
 		gt_cupti.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-	for (i = 0; i < NKINDS; i++) {
+	for (i = 0; rc == CUPTI_SUCCESS && i < NKINDS; i++) {
 		rc = gt_cupti.cuptiActivityEnable(kinds[i]);
-		if (rc != CUPTI_SUCCESS && kinds[i] != CUPTI_ACTIVITY_KIND_MEMCPY2)
-			break;
+		if (rc != CUPTI_SUCCESS && kinds[i] == CUPTI_ACTIVITY_KIND_MEMCPY2)
+			rc = CUPTI_SUCCESS;
 	}
-	if (i < NKINDS) {
-		disable_kinds(i);
+	if (rc != CUPTI_SUCCESS) {
+		if (i)
+			disable_kinds(i - 1);
 		atomic_store(&gt_gpu_on, 0);
+		callbacks(0);
 		cs.why = result_string(rc);
 		gt_warn_once("gputrace: CUPTI would not record kernels (%s); GPU "
 			     "timing is off\n", cs.why);
@@ -239,8 +247,7 @@ int gt_cupti_enable(void)
 	return cs.enabled ? 0 : -1;
 }
 
-/* Kinds off first, then the ids: no record of a call that did not push
- * (the kinds go off in reverse order: the GPU kinds before the API ones). */
+/* Kinds off first, then the join: no record of a call without its ids. */
 void gt_cupti_disable(void)
 {
 	pthread_mutex_lock(&cs.lock);
@@ -253,6 +260,10 @@ void gt_cupti_disable(void)
 void gt_cupti_ids_off(void)
 {
 	atomic_store(&gt_gpu_on, 0);
+	pthread_mutex_lock(&cs.lock);
+	if (cs.subscribed && !cs.forgotten)
+		callbacks(0);
+	pthread_mutex_unlock(&cs.lock);
 }
 
 void gt_cupti_flush(int forced)

@@ -4,18 +4,22 @@
  * copies, memsets, synchronizations) joined exactly to the host events
  * that caused them.
  *
- * The join: while a GPU window is open (gpu_window.h) every traced driver
- * call pushes its event's id (gt_rec_id) as a CUPTI external correlation
- * id around the real call.  CUPTI ties that id to the driver call's
- * correlation id; a kernel started through cudart carries the runtime
- * call's correlation id instead, which is found as the runtime call that
- * encloses that driver call on the same thread (CUPTI's API records).
- * The writer thread resolves both before the records reach the dump
- * (cupti_records.c), so GPU records carry the host event's id.
+ * The join: while a GPU window is open, CUPTI's API callbacks tell each
+ * thread the correlation ids of the runtime call it is in and of the
+ * driver call it just made (cupti_corr.c).  When the real call of a
+ * traced driver call returns, the wrapper publishes which of those ids
+ * belong to its event (gt_rec_id); kernels, copies, memsets and waits
+ * carry one of them, so the writer thread joins each GPU record to its
+ * host event before the record reaches the dump (cupti_records.c).
+ * External correlation ids cannot do this: CUPTI (13.0) samples them at
+ * an API call's entry and keeps no API record for the driver calls that
+ * cudart makes, so an id pushed inside the driver call, where the
+ * wrapper is, reaches no record (seen on the H200).
  *
  * Hot path: when no window is open, one relaxed load and a predicted
- * branch (GT_GPU_BEGIN); inside a window, a push and a pop into CUPTI and
- * two atomic adds (so CUPTI is never detached while a call is inside it).
+ * branch (GT_GPU_BEGIN); inside a window, two atomic adds, a few
+ * thread-local stores and one or two table stores, plus CUPTI's own
+ * callback (so CUPTI is never detached while a call is inside it).
  */
 #ifndef GPUTRACE_PRELOAD_CUPTI_H
 #define GPUTRACE_PRELOAD_CUPTI_H
@@ -26,30 +30,35 @@
 
 #include "preload/internal.h"
 
-extern atomic_int gt_gpu_on;        /* a window is open: push ids */
+extern atomic_int gt_gpu_on;        /* a window is open: join calls */
 
 /*
- * Push id for the calling thread; work is how many GPU records the call
- * should bring (a launch 1, copies their count, waits 0, graphs
+ * Before the real call; work is how many GPU records the call should
+ * bring (a launch 1, copies their count, waits 0, graphs
  * GT_GPU_UNCOUNTED): CUPTI is detached only once they all came, which
- * means the GPU finished that work.  Returns 0 when not pushed, else a
- * token for the pop, which takes the work back if the call failed.
+ * means the GPU finished that work.  Returns 0 when the window is shut,
+ * else a token for gt_cupti_end, which publishes the call's correlation
+ * ids for event id (cls: 0 work, 1 a wait), or takes the work back if
+ * the call failed.
  */
 #define GT_GPU_UNCOUNTED 0xffffffffu
-unsigned gt_cupti_push(uint64_t id, unsigned work);
-void gt_cupti_pop(unsigned token, int failed);
+unsigned gt_cupti_begin(unsigned work);
+void gt_cupti_end(unsigned token, int failed, uint64_t id, unsigned cls);
 
 /*
  * Around the real call of a traced driver call, between gt_rec_begin and
  * gt_rec_commit (ring.h must be included):
  *	unsigned gpu_ = GT_GPU_BEGIN(work);  ...real call...
- *	GT_GPU_END(gpu_, failed);
+ *	GT_GPU_END(gpu_, failed, cls);
  */
 #define GT_GPU_BEGIN(work)                                                   \
 	(unlikely(atomic_load_explicit(&gt_gpu_on, memory_order_relaxed))   \
-	 ? gt_cupti_push(gt_rec_id(), (work)) : 0u)
-#define GT_GPU_END(token, failed)                                            \
-	do { if (unlikely(token)) gt_cupti_pop((token), (failed)); } while (0)
+	 ? gt_cupti_begin(work) : 0u)
+#define GT_GPU_END(token, failed, cls)                                       \
+	do {                                                                 \
+		if (unlikely(token))                                         \
+			gt_cupti_end((token), (failed), gt_rec_id(), (cls)); \
+	} while (0)
 
 /*
  * Before CUDA initializes (the first cuGetProcAddress): load CUPTI,

@@ -28,10 +28,8 @@
 				       CUpti_Activity **rec))                \
 	X(cuptiActivityGetNumDroppedRecords, (CUcontext c, uint32_t stream,  \
 					      size_t *dropped))              \
-	X(cuptiActivityPushExternalCorrelationId,                            \
-	  (CUpti_ExternalCorrelationKind k, uint64_t id))                    \
-	X(cuptiActivityPopExternalCorrelationId,                             \
-	  (CUpti_ExternalCorrelationKind k, uint64_t *last))                 \
+	X(cuptiEnableDomain, (uint32_t on, CUpti_SubscriberHandle s,         \
+			      CUpti_CallbackDomain d))                        \
 	X(cuptiGetTimestamp, (uint64_t *ts))
 
 /* Optional: newer than some CUPTI we accept; NULL when missing. */

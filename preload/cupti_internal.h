@@ -47,6 +47,23 @@ uint64_t gt_buffers_lost(void);
 /* A forked child: nothing here is ours any more. */
 void gt_buffers_forget(void);
 
+/* ---- cupti_corr.c ------------------------------------------------------ */
+
+/* The table of correlation ids -> events: 0, or -1 (out of memory). */
+int gt_corr_init(void);
+/* A window opens: per-thread state of the last one is stale. */
+void gt_corr_new_window(void);
+/* CUPTI's API callback (runtime and driver domains). */
+void CUPTIAPI gt_corr_on_api(void *user, CUpti_CallbackDomain domain,
+			     CUpti_CallbackId cbid, const void *data);
+/* Around a traced call's real call (cupti.c): forget the last driver
+ * call's id; then publish the ids the call had for event id. */
+void gt_corr_begin(void);
+void gt_corr_end(uint64_t id, unsigned cls);
+/* The event of a GPU record with correlation id corr (cls: 0 kernels,
+ * copies, memsets and graphs, 1 waits), or 0. */
+uint64_t gt_corr_get(uint32_t corr, unsigned cls);
+
 /* ---- cupti_records.c -------------------------------------------------- */
 
 /* Turn the buffers' records into GT_CHUNK_GPU chunks; final: no record

@@ -54,9 +54,15 @@ static void loaded_path(const char *needle, char *out, size_t n)
 	snprintf(out, n, "%s", f.path);
 }
 
+/* CUPTI's constructors and, later, its code find driver functions
+ * untouched (dl.h). */
 static void *try_open(struct gt_cupti_api *api, const char *path)
 {
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *h;
+
+	gt_dl_untouched(1);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	gt_dl_untouched(0);
 
 	gt_debug("gputrace: cupti: %s %s\n", path, h ? "loaded" : "not there");
 	if (h)
@@ -156,5 +162,6 @@ int gt_cupti_load(struct gt_cupti_api *api, const char **why)
 	api->name = (CUptiResult (CUPTIAPI *) params)gt_real_dlsym(api->handle, #name);
 	GT_CUPTI_OPTIONAL(X)
 #undef X
+	gt_dl_note_object((const void *)api->cuptiGetVersion);
 	return 0;
 }

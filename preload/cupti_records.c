@@ -3,18 +3,10 @@
  * cupti_records.c - CUPTI activity records into GT_CHUNK_GPU records,
  * joined to host events (writer thread only).
  *
- * Two passes over the buffers a cycle brought.  The first reads what ties
- * CUPTI's correlation ids to our ids:
- *   - an external correlation record: correlation id (of the driver call
- *     our wrapper made) -> our id, just before that call's API record;
- *   - a driver API record with such an id: the thread's last traced call;
- *   - a runtime API record that encloses that driver call on the same
- *     thread: the runtime call's correlation id -> the same id (CUPTI
- *     gives kernels launched through cudart the runtime call's id).
- * The second converts kernels, copies, memsets, syncs and graphs.  A
- * record whose id is not known yet waits (its API records may come in a
- * later buffer) until two more batches of buffers came, then is written
- * without a host id.
+ * The join itself is cupti_corr.c's: each record's correlation id names
+ * the host event that caused it.  A record whose id is not known yet
+ * (its call has not returned when the buffer came) waits until two more
+ * batches of buffers came, then is written without a host id.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,23 +16,9 @@
 #include "preload/internal.h"
 #include "preload/writer.h"
 
-#define EXT_SLOTS (1u << 18)        /* correlation id -> our id */
-#define TID_SLOTS 1024              /* thread -> its last traced driver call */
 #define NAME_SLOTS (1u << 14)       /* kernel names interned */
 #define STAGE_MAX 512               /* records per chunk */
 #define WAIT_MAX 8192               /* records waiting for their id */
-
-struct ext_slot {
-	uint32_t corr;
-	uint32_t used;
-	uint64_t id;
-};
-
-struct tid_slot {
-	uint32_t tid;
-	uint32_t used;
-	uint64_t start, end, id;
-};
 
 struct name_slot {
 	uint64_t hash;
@@ -68,8 +46,7 @@ struct stage {
 };
 
 static struct {
-	struct ext_slot *ext;
-	struct tid_slot tid[TID_SLOTS];
+	int ready;
 	struct name_slot *names;
 	struct waiting *wait;           /* records without their id yet */
 	size_t nwait;
@@ -87,9 +64,8 @@ int gt_records_init(void)
 		[GT_GPU_GRAPH] = sizeof(struct gt_gpu_span),
 	};
 
-	if (rj.ext)
+	if (rj.ready)
 		return 0;
-	rj.ext = calloc(EXT_SLOTS, sizeof(*rj.ext));
 	rj.names = calloc(NAME_SLOTS, sizeof(*rj.names));
 	rj.wait = calloc(WAIT_MAX, sizeof(*rj.wait));
 	for (uint32_t k = GT_GPU_KERNEL; k <= GT_GPU_GRAPH; k++) {
@@ -99,72 +75,39 @@ int gt_records_init(void)
 		rj.stage[k]->kind = k;
 		rj.stage[k]->size = sizes[k];
 	}
-	return rj.ext && rj.names && rj.wait ? 0 : -1;
+	rj.ready = rj.names && rj.wait;
+	return rj.ready ? 0 : -1;
 }
 
-/* ---- the join tables ---------------------------------------------------- */
-
-static void ext_put(uint32_t corr, uint64_t id)
+/* GPUTRACE_DEBUG=3: the first records, as CUPTI gave them (for finding
+ * why records do not join on a new CUDA version). */
+static void debug_record(const CUpti_Activity *rec)
 {
-	struct ext_slot *s = &rj.ext[corr & (EXT_SLOTS - 1)];
+	static unsigned shown;
+	const CUpti_ActivityAPI *a = (const void *)rec;
+	const CUpti_ActivityExternalCorrelation *e = (const void *)rec;
+	const CUpti_ActivityKernel10 *k = (const void *)rec;
 
-	s->corr = corr;
-	s->id = id;
-	s->used = 1;
-}
-
-static uint64_t ext_get(uint32_t corr)
-{
-	const struct ext_slot *s = &rj.ext[corr & (EXT_SLOTS - 1)];
-
-	return s->used && s->corr == corr ? s->id : 0;
-}
-
-static struct tid_slot *tid_slot(uint32_t tid)
-{
-	uint32_t h = (tid * 2654435761u) & (TID_SLOTS - 1);
-
-	for (unsigned i = 0; i < 8; i++) {
-		struct tid_slot *s = &rj.tid[(h + i) & (TID_SLOTS - 1)];
-
-		if (!s->used || s->tid == tid)
-			return s;
-	}
-	return &rj.tid[h];          /* crowded: the oldest neighbour goes */
-}
-
-static void api_record(const CUpti_ActivityAPI *a)
-{
-	struct tid_slot *t = tid_slot(a->threadId);
-	uint64_t id;
-
-	if (a->kind == CUPTI_ACTIVITY_KIND_DRIVER) {
-		id = ext_get(a->correlationId);
-		if (!id)
-			return;
-		*t = (struct tid_slot){ .tid = a->threadId, .used = 1,
-					.start = a->start, .end = a->end, .id = id };
-	} else if (t->used && t->tid == a->threadId && t->start >= a->start &&
-		   t->end <= a->end && !ext_get(a->correlationId)) {
-		ext_put(a->correlationId, t->id);   /* the runtime call around it */
-	}
-}
-
-static void join_pass(const uint8_t *buf, size_t valid)
-{
-	CUpti_Activity *rec = NULL;
-
-	while (gt_cupti.cuptiActivityGetNextRecord((uint8_t *)buf, valid, &rec) ==
-	       CUPTI_SUCCESS) {
-		if (rec->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
-			const CUpti_ActivityExternalCorrelation *e = (const void *)rec;
-
-			if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
-				ext_put(e->correlationId, e->externalId);
-		} else if (rec->kind == CUPTI_ACTIVITY_KIND_DRIVER ||
-			   rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
-			api_record((const CUpti_ActivityAPI *)rec);
-		}
+	if (gt_cfg.debug < 3 || shown++ >= 200)
+		return;
+	switch (rec->kind) {
+	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+		gt_log("cupti rec ext corr=%u ext=%#llx kind=%d\n", e->correlationId,
+		       (unsigned long long)e->externalId, (int)e->externalKind);
+		break;
+	case CUPTI_ACTIVITY_KIND_DRIVER:
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+		gt_log("cupti rec %s cbid=%u corr=%u tid=%u %llu..%llu\n",
+		       rec->kind == CUPTI_ACTIVITY_KIND_DRIVER ? "drv" : "rt",
+		       a->cbid, a->correlationId, a->threadId,
+		       (unsigned long long)a->start, (unsigned long long)a->end);
+		break;
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		gt_log("cupti rec kernel corr=%u %llu..%llu\n", k->correlationId,
+		       (unsigned long long)k->start, (unsigned long long)k->end);
+		break;
+	default:
+		gt_log("cupti rec kind=%d\n", (int)rec->kind);
 	}
 }
 
@@ -234,7 +177,7 @@ static void emit(uint32_t kind, const union gpu_rec *r)
 static void emit_or_wait(uint32_t kind, union gpu_rec *r, uint32_t corr,
 			 int final)
 {
-	r->k.host_id = ext_get(corr);   /* host_id leads every struct */
+	r->k.host_id = gt_corr_get(corr, kind == GT_GPU_SYNC); /* leads every struct */
 	if (r->k.host_id || final || rj.nwait == WAIT_MAX) {
 		emit(kind, r);
 		return;
@@ -320,6 +263,7 @@ static void convert_pass(const uint8_t *buf, size_t valid, int final)
 
 	while (gt_cupti.cuptiActivityGetNextRecord((uint8_t *)buf, valid, &rec) ==
 	       CUPTI_SUCCESS) {
+		debug_record(rec);
 		switch (rec->kind) {
 		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 		case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -362,7 +306,7 @@ static void retry_waiting(int final)
 	for (size_t i = 0; i < rj.nwait; i++) {
 		struct waiting *w = &rj.wait[i];
 
-		w->r.k.host_id = ext_get(correlation(w));
+		w->r.k.host_id = gt_corr_get(correlation(w), w->kind == GT_GPU_SYNC);
 		if (w->r.k.host_id || final || ++w->age >= 2)
 			emit(w->kind, &w->r);
 		else
@@ -373,10 +317,8 @@ static void retry_waiting(int final)
 
 void gt_records_process(struct gt_filled *f, int final)
 {
-	if (!rj.ext || (!f->n && !final))
+	if (!rj.ready || (!f->n && !final))
 		return;
-	for (size_t i = 0; i < f->n; i++)
-		join_pass(f->buf[i], f->valid[i]);
 	retry_waiting(final);
 	for (size_t i = 0; i < f->n; i++)
 		convert_pass(f->buf[i], f->valid[i], final);

@@ -25,4 +25,20 @@ void *gt_driver_symbol(const char *name);
  * other than this library that defines it, or NULL. */
 void *gt_elf_find_global(const char *name);
 
+/*
+ * CUPTI's own lookups of driver functions get the real ones, never our
+ * wrappers: a profiler's internals are not the program's calls, and a
+ * wrapper that pushes an id into CUPTI from inside CUPTI re-enters it.
+ * gt_dl_untouched(1) passes every lookup of this thread through (while
+ * libcupti's constructors run); gt_dl_note_object() remembers the loaded
+ * object holding `sym` so that calls from its code pass through;
+ * gt_dl_from_noted() says whether pc lies in such an object;
+ * gt_dl_from_cupti() also recognizes, and notes, a libcupti another
+ * library loaded (PyTorch's), from the lookup of a driver name ("cu...").
+ */
+void gt_dl_untouched(int on);
+int gt_dl_from_cupti(const void *pc, const char *name); /* notes it too */
+void gt_dl_note_object(const void *sym);
+int gt_dl_from_noted(const void *pc);
+
 #endif /* GPUTRACE_PRELOAD_DL_H */

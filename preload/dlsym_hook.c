@@ -138,24 +138,31 @@ static void *lookup_next(const char *name, const char *version, const void *call
 	return NULL;
 }
 
+void gt_dl_untouched(int on)
+{
+	in_hook = on;
+}
+
 GT_EXPORT void *dlsym(void *handle, const char *name)
 {
+	const void *caller = __builtin_return_address(0);
 	void *p;
 
 	if (handle == RTLD_NEXT)
-		p = lookup_next(name, NULL, __builtin_return_address(0));
+		p = lookup_next(name, NULL, caller);
 	else
 		p = gt_real_dlsym(handle, name);
-	return filter(name, p);
+	return gt_dl_from_cupti(caller, name) ? p : filter(name, p);
 }
 
 GT_EXPORT void *dlvsym(void *handle, const char *name, const char *version)
 {
+	const void *caller = __builtin_return_address(0);
 	void *p;
 
 	if (handle == RTLD_NEXT)
-		p = lookup_next(name, version, __builtin_return_address(0));
+		p = lookup_next(name, version, caller);
 	else
 		p = gt_real_dlvsym(handle, name, version);
-	return filter(name, p);
+	return gt_dl_from_cupti(caller, name) ? p : filter(name, p);
 }

@@ -334,8 +334,13 @@ static void final_step(void)
 static void process(uint64_t now, int final)
 {
 	static struct gt_filled f;  /* the writer thread's */
+	static int seen;
 
 	gt_buffers_take(&f);
+	if (f.n && !seen) {
+		seen = 1;
+		gt_end_in_exit_handlers();  /* after CUDA's and CUPTI's */
+	}
 	if (f.n && now - gw.last_clock >= CLOCK_BATCH_MS * MS)
 		put_clock(now);
 	gt_records_process(&f, final);

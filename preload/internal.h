@@ -108,6 +108,7 @@ void gt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* lifecycle.c */
 void gt_init(void);                 /* idempotent; safe before main */
 extern atomic_int gt_active;        /* 1 while events are recorded */
+void gt_end_in_exit_handlers(void);  /* lifecycle.c */
 extern atomic_uint gt_generation;   /* bumped in a forked child */
 extern uint64_t gt_start_ns;        /* clock at start (monotonic) */
 extern uint64_t gt_start_realtime_ns;

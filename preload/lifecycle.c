@@ -11,6 +11,7 @@
  * most GPUTRACE_FLUSH_MS before the end.
  */
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "preload/exec.h"
 #include "preload/fork.h"
@@ -58,8 +59,29 @@ __attribute__((constructor)) static void gt_constructor(void)
 	gt_init();
 }
 
-__attribute__((destructor)) static void gt_destructor(void)
+static void end_trace(void)
 {
 	atomic_store(&gt_active, 0);
-	gt_writer_finish();
+	gt_writer_finish();             /* a second call does nothing */
+}
+
+/*
+ * With CUPTI loaded the dump must end in exit()'s handlers, not in our
+ * destructor: by the time the destructors run, libcupti's own have torn
+ * it down, and a last flush there crashes.  Handlers run last-registered
+ * first, so each call registers once more (at most twice: when CUPTI is
+ * subscribed, and when its first records arrive, after CUDA and CUPTI
+ * have registered theirs).
+ */
+void gt_end_in_exit_handlers(void)
+{
+	static atomic_int times;
+
+	if (atomic_fetch_add(&times, 1) < 2 && atexit(end_trace))
+		gt_debug("gputrace: atexit refused; the dump ends at unload\n");
+}
+
+__attribute__((destructor)) static void gt_destructor(void)
+{
+	end_trace();
 }

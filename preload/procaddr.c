@@ -97,13 +97,15 @@ GT_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn,
 					    int version, cuuint64_t flags)
 {
 	PFN_cuGetProcAddress_v11030 real = (PFN_cuGetProcAddress_v11030)real_gpa(0);
+	int untouched = gt_dl_from_cupti(__builtin_return_address(0), symbol);
 	CUresult res;
 
-	gt_cupti_early();           /* CUPTI first: before CUDA initializes */
+	if (!untouched)
+		gt_cupti_early();   /* CUPTI first: before CUDA initializes */
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	res = real(symbol, pfn, version, flags);
-	if (res == CUDA_SUCCESS)
+	if (res == CUDA_SUCCESS && !untouched)
 		swap_result(symbol, pfn, version, flags);
 	return res;
 }
@@ -113,13 +115,15 @@ GT_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
 					       CUdriverProcAddressQueryResult *status)
 {
 	PFN_cuGetProcAddress_v12000 real = (PFN_cuGetProcAddress_v12000)real_gpa(1);
+	int untouched = gt_dl_from_cupti(__builtin_return_address(0), symbol);
 	CUresult res;
 
-	gt_cupti_early();           /* CUPTI first: before CUDA initializes */
+	if (!untouched)
+		gt_cupti_early();   /* CUPTI first: before CUDA initializes */
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	res = real(symbol, pfn, version, flags, status);
-	if (res == CUDA_SUCCESS)
+	if (res == CUDA_SUCCESS && !untouched)
 		swap_result(symbol, pfn, version, flags);
 	return res;
 }

@@ -14,10 +14,12 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "preload/dl.h"
 #include "preload/internal.h"
@@ -78,6 +80,28 @@ void gt_signals_init(void)
 	get_signal();
 }
 
+static int is_crash(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+	       sig == SIGILL || sig == SIGABRT;
+}
+
+/* GPUTRACE_DEBUG: the native stack of a crash, for reports (backtrace()
+ * was called once when armed, so libgcc is loaded and nothing allocates). */
+static void say_crash_stack(int sig)
+{
+	static const char head[] = "gputrace: crashed; native stack:\n";
+	void *pcs[64];
+	int n;
+
+	if (!gt_cfg.debug || !is_crash(sig))
+		return;
+	if (write(2, head, sizeof(head) - 1) < 0)
+		return;
+	n = backtrace(pcs, 64);
+	backtrace_symbols_fd(pcs, n, 2);
+}
+
 /*
  * The signal would have killed the program: have the writer end the dump
  * (it does the work; we only wait on a futex), then die of the same
@@ -89,6 +113,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	(void)si, (void)uc;
+	say_crash_stack(sig);
 	atomic_store(&gt_active, 0);
 	gt_writer_end_async(GT_SIGNAL_WAIT_MS);
 	dfl.sa_handler = SIG_DFL;
@@ -144,6 +169,10 @@ void gt_signals_arm(void)
 
 	if (atomic_exchange(&armed, 1))
 		return;
+	if (gt_cfg.debug) {         /* load libgcc now, not in the handler */
+		void *pc;
+		backtrace(&pc, 1);
+	}
 	lock_take(&old);
 	for (size_t i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
 		install_if_default(watched[i]);

@@ -54,7 +54,7 @@
 		r->t0 = gt_now();                                            \
 		res_ = real_ A;                                              \
 		r->t1 = gt_now();                                            \
-		GT_GPU_END(gpu_, res_ != 0);                                 \
+		GT_GPU_END(gpu_, res_ != 0, GT_PAIR_FIRST kd == GT_KIND_SYNC); \
 		POST;                                                        \
 		gt_rec_commit(r, op, res_);                                  \
 		return res_;                                                 \

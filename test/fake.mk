@@ -11,10 +11,11 @@ FAKE_SRC    := $(wildcard test/fake/*.c)
 FAKE_HDR    := $(wildcard test/fake/*.h)
 FAKE_CFLAGS := $(CFLAGS) $(CUDA_INC) -fPIC
 
-# Export the cu* entry points only: the counters' section bounds stay inside.
-$(FAKE_B)/libcuda.map:
+# Export the cu* entry points (and the fake CUPTI's hook) only: the
+# counters' section bounds stay inside.
+$(FAKE_B)/libcuda.map: test/fake.mk
 	@mkdir -p $(@D)
-	$(Q)printf '{ global: cu*; local: *; };\n' > $@
+	$(Q)printf '{ global: cu*; fake_driver_set_tool; local: *; };\n' > $@
 
 $(FAKE_LIB): $(FAKE_SRC) $(FAKE_HDR) $(FAKE_B)/libcuda.map
 	@mkdir -p $(@D)

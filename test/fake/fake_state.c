@@ -21,6 +21,14 @@ struct fake_settings fake_cfg = {
 
 #define FAKE_MAX_OBJS 4096
 
+_Atomic(fake_tool_fn) fake_tool;
+
+/* Exported for the fake libcupti (fake.h). */
+__attribute__((visibility("default"))) void fake_driver_set_tool(fake_tool_fn f)
+{
+	atomic_store(&fake_tool, f);
+}
+
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fake_obj *reg[FAKE_MAX_OBJS];
 static size_t reg_n;

@@ -34,14 +34,20 @@
 	static CUresult CUDAAPI sym##_in params                            \
 	{                                                                  \
 		uint64_t t0_ = fake_now();                                 \
-		CUresult rc_ = impl args;                                  \
+		CUresult rc_;                                              \
+		fake_tool_call(0);                                         \
+		rc_ = impl args;                                           \
+		fake_tool_call(1);                                         \
 		fake_count(&sym##_ctr, t0_);                               \
 		return rc_;                                                \
 	}                                                                  \
 	CUresult CUDAAPI sym params                                        \
 	{                                                                  \
 		uint64_t t0_ = fake_now();                                 \
-		CUresult rc_ = impl args;                                  \
+		CUresult rc_;                                              \
+		fake_tool_call(0);                                         \
+		rc_ = impl args;                                           \
+		fake_tool_call(1);                                         \
 		fake_count(&sym##_ctr, t0_);                               \
 		return rc_;                                                \
 	}

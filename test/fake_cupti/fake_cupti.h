@@ -3,17 +3,16 @@
  * fake_cupti.h - what a test workload tells the fake libcupti
  * (test/fake_cupti/fakecupti.c): the GPU work the next CUDA call makes.
  *
- * The fake stands where CUPTI stands: a workload brackets each CUDA call
- * with fake_cupti_begin() and fake_cupti_end(); in between, the tracer's
- * wrapper pushes and pops its external correlation id into the fake, as
- * it would into CUPTI.  At fake_cupti_end() the fake writes the records
- * real CUPTI would (for the kinds enabled): the external correlation
- * record, the driver API record spanning the push and pop, the runtime
- * API record spanning begin to end (with FAKE_CUPTI_RUNTIME=1, kernels
- * then carry the runtime call's correlation id, as with cudart), and the
- * GPU record, which starts FAKE_CUPTI_QUEUE_NS after the pop.  As in
- * CUPTI, what is recorded depends on the kinds enabled when the call
- * starts (the push, else fake_cupti_begin).
+ * The fake stands where CUPTI stands: it hooks into the fake driver
+ * (fake_driver_set_tool) to see every driver call's entry and exit, gives
+ * each a correlation id and calls the subscriber's API callback when the
+ * driver domain is enabled.  A workload brackets each CUDA call with
+ * fake_cupti_begin() and fake_cupti_end(), which stand for the runtime
+ * call around it (with FAKE_CUPTI_RUNTIME=1 they get their own id and
+ * runtime-domain callbacks, and kernels then carry the runtime call's id,
+ * as with cudart).  At fake_cupti_end() the fake writes the GPU record
+ * real CUPTI would for the kinds enabled at the driver call's entry; it
+ * starts FAKE_CUPTI_QUEUE_NS after the driver call returned.
  *
  * Settings (environment, read at load):
  *   FAKE_CUPTI_TAKEN=1          cuptiSubscribe says another subscriber
@@ -25,8 +24,6 @@
  *   FAKE_CUPTI_DROPPED          records cuptiActivityGetNumDroppedRecords
  *                               reports (once)
  *   FAKE_CUPTI_RUNTIME=1        kernels correlate with the runtime call
- *   FAKE_CUPTI_LATE_API=1       API records reach the client one flush
- *                               after the GPU records
  *   FAKE_CUPTI_NO_KERNELS=1     kernel records never come (kernels that
  *                               never finish, as far as CUPTI tells)
  *   FAKE_CUPTI_COUNTS=PATH      at exit, "name value" lines: what the

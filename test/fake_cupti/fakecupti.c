@@ -6,6 +6,7 @@
  * hands it, and giving them back through its completion callback the way
  * CUPTI does (when full, and at cuptiActivityFlushAll).
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +21,9 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_KINDS 64
-#define STACK_MAX 16
 
 static struct {
-	int taken, runtime, late_api, no_kernels;
+	int taken, runtime, no_kernels;
 	uint64_t queue_ns, kernel_ns, copy_ns, dropped;
 	int64_t offset_ns, drift_ppm;
 	uint64_t t_load;
@@ -36,22 +36,25 @@ static struct {
 	CUpti_BuffersCallbackRequestFunc requested;
 	CUpti_BuffersCallbackCompleteFunc completed;
 	uint8_t enabled[MAX_KINDS];
-	uint32_t corr;
+	CUpti_CallbackFunc cb;
+	void *user;
+	uint8_t domain[CUPTI_CB_DOMAIN_SIZE];   /* callbacks enabled */
+	uint32_t corr;              /* the last correlation id given */
 } st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* A buffer being filled: API records and GPU records apart. */
+/* A buffer being filled with GPU records. */
 struct buf {
 	uint8_t *p;
 	size_t size, used;
-	int held;                   /* FAKE_CUPTI_LATE_API: wait one flush */
 };
-static struct buf api_buf, gpu_buf;
+static struct buf gpu_buf;
 
 /* What the fake did and was asked: FAKE_CUPTI_COUNTS. */
 static struct {
 	unsigned long subscribe, subscribe_refused, finalize, enable, disable;
-	unsigned long flush, flush_forced, push, pop, latency;
-	unsigned long kernels, memcpys, memsets, syncs, ext, api, lost;
+	unsigned long flush, flush_forced, latency;
+	unsigned long cb_enter, cb_exit, cb_op;  /* callbacks; in an op */
+	unsigned long kernels, memcpys, memsets, syncs, lost;
 	unsigned long buffers, refused;
 	unsigned long busy_ns;      /* union of GPU intervals (one thread) */
 } n;
@@ -73,13 +76,12 @@ static void busy(uint64_t start, uint64_t end)
 static __thread struct {
 	int active;
 	struct fake_gpu_op op;
-	uint64_t begin, push_t, pop_t, ext;
-	int pushed;
+	uint64_t begin, drv_t0, drv_t1;
+	int drv_seen;               /* its driver call has started */
+	uint32_t drv_corr, rt_corr;
 	uint8_t on[MAX_KINDS];      /* kinds enabled at the driver call's entry */
-	int runtime_on;             /* ... and at the runtime call's */
-	uint64_t stack[STACK_MAX];
-	int depth;
 } cur;
+static __thread uint32_t drv_corr_now;  /* the driver call in progress */
 
 static uint64_t mono(void)
 {
@@ -112,11 +114,32 @@ static int64_t env_signed(const char *name)
 	return v && *v ? strtoll(v, NULL, 10) : 0;
 }
 
+static void driver_hook(int site);
+
+/* As CUPTI hooks into the driver: through the fake's own entry point,
+ * once the driver is loaded (at subscribe, or the first call). */
+static void register_with_driver(void)
+{
+	static int done;
+	void *h;
+	void (*set)(void (*)(int));
+
+	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+		return;
+	h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return;
+	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	*(void **)&set = dlsym(h, "fake_driver_set_tool");
+	if (set)
+		set(driver_hook);
+	dlclose(h);
+}
+
 __attribute__((constructor)) static void fake_cupti_load(void)
 {
 	cfg.taken = (int)env_num("FAKE_CUPTI_TAKEN", 0);
 	cfg.runtime = (int)env_num("FAKE_CUPTI_RUNTIME", 0);
-	cfg.late_api = (int)env_num("FAKE_CUPTI_LATE_API", 0);
 	cfg.no_kernels = (int)env_num("FAKE_CUPTI_NO_KERNELS", 0);
 	cfg.queue_ns = env_num("FAKE_CUPTI_QUEUE_NS", 20000);
 	cfg.kernel_ns = env_num("FAKE_CUPTI_KERNEL_NS", 10000);
@@ -136,8 +159,8 @@ __attribute__((destructor)) static void fake_cupti_unload(void)
 		return;
 #define P(x) fprintf(f, #x " %lu\n", n.x)
 	P(subscribe); P(subscribe_refused); P(finalize); P(enable); P(disable);
-	P(flush); P(flush_forced); P(push); P(pop); P(latency);
-	P(kernels); P(memcpys); P(memsets); P(syncs); P(ext); P(api); P(lost);
+	P(flush); P(flush_forced); P(latency); P(cb_enter); P(cb_exit); P(cb_op);
+	P(kernels); P(memcpys); P(memsets); P(syncs); P(lost);
 	P(buffers); P(refused);
 	n.busy_ns += busy_end - busy_start;
 	P(busy_ns);
@@ -154,7 +177,6 @@ static void complete(struct buf *b)
 
 	b->p = NULL;
 	b->used = 0;
-	b->held = 0;
 	if (p)
 		st.completed(NULL, 0, p, b->size, used);
 }
@@ -218,24 +240,6 @@ static size_t record_size(CUpti_ActivityKind kind)
 
 /* ---- the records of one call --------------------------------------------- */
 
-static uint32_t tid(void)
-{
-	return (uint32_t)syscall(SYS_gettid);
-}
-
-static void put_api(CUpti_ActivityKind kind, uint64_t start, uint64_t end,
-		    uint32_t corr)
-{
-	CUpti_ActivityAPI a = {
-		.kind = kind, .start = to_cupti(start), .end = to_cupti(end),
-		.processId = (uint32_t)getpid(), .threadId = tid(),
-		.correlationId = corr,
-	};
-
-	if (put(&api_buf, &a, sizeof(a)) == 0)
-		n.api++;
-}
-
 static void put_kernel(uint32_t corr, uint64_t start)
 {
 	CUpti_ActivityKernel10 k;
@@ -251,8 +255,8 @@ static void put_kernel(uint32_t corr, uint64_t start)
 	k.blockZ = cur.op.block[2];
 	k.name = cur.op.name;
 	if (st.latency) {
-		k.queued = to_cupti(cur.push_t);
-		k.submitted = to_cupti(cur.pop_t);
+		k.queued = to_cupti(cur.drv_t0);
+		k.submitted = to_cupti(cur.drv_t1);
 	}
 	if (put(&gpu_buf, &k, sizeof(k)) == 0) {
 		n.kernels++;
@@ -305,54 +309,73 @@ static void put_sync(uint32_t corr)
 	memset(&s, 0, sizeof(s));
 	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
 	s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
-	s.start = to_cupti(cur.push_t);
-	s.end = to_cupti(cur.pop_t);
+	s.start = to_cupti(cur.drv_t0);
+	s.end = to_cupti(cur.drv_t1);
 	s.streamId = 7;
 	s.correlationId = corr;
 	if (put(&gpu_buf, &s, sizeof(s)) == 0)
 		n.syncs++;
 }
 
-/* The driver call: its ext record and API record (CUPTI samples the
- * external id at the call's entry: the push came before it). */
-static uint32_t driver_records(void)
+static uint32_t next_corr(void)
 {
-	uint32_t corr = ++st.corr;
-
-	if (!cur.pushed)
-		return corr;
-	if (cur.on[CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION] &&
-	    cur.on[CUPTI_ACTIVITY_KIND_DRIVER]) {
-		CUpti_ActivityExternalCorrelation e = {
-			.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-			.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
-			.externalId = cur.ext, .correlationId = corr,
-		};
-
-		if (put(&api_buf, &e, sizeof(e)) == 0)
-			n.ext++;
-	}
-	if (cur.on[CUPTI_ACTIVITY_KIND_DRIVER])
-		put_api(CUPTI_ACTIVITY_KIND_DRIVER, cur.push_t, cur.pop_t, corr);
-	return corr;
+	return __atomic_add_fetch(&st.corr, 1, __ATOMIC_RELAXED);
 }
 
+/* The subscriber's API callback, when its domain is enabled. */
+static void callback(CUpti_CallbackDomain d, int exit, uint32_t corr)
+{
+	CUpti_CallbackData data = {
+		.callbackSite = exit ? CUPTI_API_EXIT : CUPTI_API_ENTER,
+		.correlationId = corr,
+	};
+	CUpti_CallbackFunc cb = st.cb;
+
+	if (!cb || !__atomic_load_n(&st.domain[d], __ATOMIC_RELAXED))
+		return;
+	__atomic_fetch_add(exit ? &n.cb_exit : &n.cb_enter, 1, __ATOMIC_RELAXED);
+	if (!exit && d == CUPTI_CB_DOMAIN_DRIVER_API && cur.active)
+		__atomic_fetch_add(&n.cb_op, 1, __ATOMIC_RELAXED);
+	cb(st.user, d, 0, &data);
+}
+
+/* Every fake driver call's entry (site 0) and exit (1), as the real
+ * driver tells CUPTI: a correlation id, the callbacks, and for the op in
+ * progress its driver call's id, times and the kinds enabled then (no
+ * nesting: each fake driver call returns before the next starts). */
+static void driver_hook(int site)
+{
+	if (site == 0) {
+		drv_corr_now = next_corr();
+		if (cur.active) {   /* the last one is the op's (a tracer's
+				       own calls come before it) */
+			cur.drv_seen = 1;
+			cur.drv_corr = drv_corr_now;
+			cur.drv_t0 = mono();
+			memcpy(cur.on, st.enabled, sizeof(cur.on));
+		}
+		callback(CUPTI_CB_DOMAIN_DRIVER_API, 0, drv_corr_now);
+	} else {
+		callback(CUPTI_CB_DOMAIN_DRIVER_API, 1, drv_corr_now);
+		if (cur.active)
+			cur.drv_t1 = mono();
+	}
+}
+
+/* The GPU records of the op: kernels carry the runtime call's id with
+ * FAKE_CUPTI_RUNTIME=1, everything else the driver call's. */
 static void call_records(void)
 {
-	uint32_t corr = driver_records(), gpu_corr = corr;
-	uint64_t start = (cur.pushed ? cur.pop_t : mono()) + cfg.queue_ns;
+	uint32_t corr = cur.drv_seen ? cur.drv_corr : next_corr();
+	uint32_t kcorr = cfg.runtime ? cur.rt_corr : corr;
+	uint64_t start = (cur.drv_seen ? cur.drv_t1 : mono()) + cfg.queue_ns;
 
-	if (cfg.runtime) {
-		gpu_corr = ++st.corr;
-		if (cur.runtime_on)
-			put_api(CUPTI_ACTIVITY_KIND_RUNTIME, cur.begin, mono(), gpu_corr);
-	}
 	switch (cur.op.kind) {
 	case FAKE_GPU_KERNEL:
 		if (cur.on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] && !cfg.no_kernels)
-			put_kernel(gpu_corr, start);
+			put_kernel(kcorr, start);
 		break;
-	case FAKE_GPU_MEMCPY:       /* copies carry the driver call's id */
+	case FAKE_GPU_MEMCPY:
 		if (cur.on[CUPTI_ACTIVITY_KIND_MEMCPY])
 			put_copy(corr, start);
 		break;
@@ -361,7 +384,7 @@ static void call_records(void)
 			put_set(corr, start);
 		break;
 	case FAKE_GPU_SYNC:
-		if (cur.on[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION] && cur.pushed)
+		if (cur.on[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION])
 			put_sync(corr);
 		break;
 	default:
@@ -369,18 +392,25 @@ static void call_records(void)
 	}
 }
 
+/* The runtime call around the op (its callbacks with FAKE_CUPTI_RUNTIME=1). */
 EXPORT void fake_cupti_begin(const struct fake_gpu_op *op)
 {
-	cur.active = 1;
+	register_with_driver();
+	memset(&cur, 0, sizeof(cur));
 	cur.op = *op;
 	cur.begin = mono();
-	cur.pushed = 0;
-	memcpy(cur.on, st.enabled, sizeof(cur.on));    /* as CUPTI: at entry */
-	cur.runtime_on = st.enabled[CUPTI_ACTIVITY_KIND_RUNTIME];
+	memcpy(cur.on, st.enabled, sizeof(cur.on));    /* until the driver call */
+	if (cfg.runtime) {
+		cur.rt_corr = next_corr();
+		callback(CUPTI_CB_DOMAIN_RUNTIME_API, 0, cur.rt_corr);
+	}
+	cur.active = 1;
 }
 
 EXPORT void fake_cupti_end(void)
 {
+	if (cfg.runtime)
+		callback(CUPTI_CB_DOMAIN_RUNTIME_API, 1, cur.rt_corr);
 	pthread_mutex_lock(&st.lock);
 	if (cur.active && st.subscribed)
 		call_records();
@@ -414,6 +444,7 @@ static CUptiResult subscribe(CUpti_SubscriberHandle *s, char *old, size_t oldn)
 			snprintf(old, oldn, "fake profiler");
 		rc = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
 	} else {
+		register_with_driver();
 		n.subscribe++;
 		st.subscribed = 1;
 		*s = (CUpti_SubscriberHandle)&st;
@@ -425,15 +456,32 @@ static CUptiResult subscribe(CUpti_SubscriberHandle *s, char *old, size_t oldn)
 EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb,
 				  void *user)
 {
-	(void)cb, (void)user;
-	return subscribe(s, NULL, 0);
+	CUptiResult rc = subscribe(s, NULL, 0);
+
+	if (rc == CUPTI_SUCCESS)
+		st.user = user, st.cb = cb;
+	return rc;
 }
 
 EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb,
 				     void *user, CUpti_SubscriberParams *p)
 {
-	(void)cb, (void)user;
-	return subscribe(s, p ? p->oldSubscriberName : NULL, p ? p->oldSubscriberSize : 0);
+	CUptiResult rc = subscribe(s, p ? p->oldSubscriberName : NULL,
+				   p ? p->oldSubscriberSize : 0);
+
+	if (rc == CUPTI_SUCCESS)
+		st.user = user, st.cb = cb;
+	return rc;
+}
+
+EXPORT CUptiResult cuptiEnableDomain(uint32_t on, CUpti_SubscriberHandle s,
+				     CUpti_CallbackDomain d)
+{
+	if (!st.subscribed || s != (CUpti_SubscriberHandle)&st ||
+	    d <= CUPTI_CB_DOMAIN_INVALID || d >= CUPTI_CB_DOMAIN_SIZE)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	__atomic_store_n(&st.domain[d], on ? 1 : 0, __ATOMIC_RELAXED);
+	return CUPTI_SUCCESS;
 }
 
 EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
@@ -441,6 +489,8 @@ EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
 	(void)s;
 	pthread_mutex_lock(&st.lock);
 	st.subscribed = 0;
+	st.cb = NULL;
+	memset(st.domain, 0, sizeof(st.domain));
 	pthread_mutex_unlock(&st.lock);
 	return CUPTI_SUCCESS;
 }
@@ -487,10 +537,6 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	n.flush_forced += !!(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (gpu_buf.used)
 		complete(&gpu_buf);
-	if (api_buf.used && (!cfg.late_api || api_buf.held))
-		complete(&api_buf);
-	else if (api_buf.used)
-		api_buf.held = 1;           /* the next flush brings it */
 	pthread_mutex_unlock(&st.lock);
 	return CUPTI_SUCCESS;
 }
@@ -502,6 +548,8 @@ EXPORT CUptiResult cuptiFinalize(void)
 	pthread_mutex_lock(&st.lock);
 	n.finalize++;
 	st.subscribed = 0;
+	st.cb = NULL;
+	memset(st.domain, 0, sizeof(st.domain));
 	memset(st.enabled, 0, sizeof(st.enabled));
 	pthread_mutex_unlock(&st.lock);
 	return CUPTI_SUCCESS;
@@ -528,36 +576,6 @@ EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s,
 {
 	(void)c, (void)s;           /* no lock: called from the callback */
 	*dropped = __atomic_exchange_n(&cfg.dropped, 0, __ATOMIC_RELAXED);
-	return CUPTI_SUCCESS;
-}
-
-EXPORT CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind k,
-							  uint64_t id)
-{
-	if (k != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 || cur.depth == STACK_MAX)
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	__atomic_fetch_add(&n.push, 1, __ATOMIC_RELAXED);
-	cur.stack[cur.depth++] = id;
-	if (cur.active && !cur.pushed) {
-		cur.pushed = 1;
-		cur.ext = id;
-		cur.push_t = mono();
-		memcpy(cur.on, st.enabled, sizeof(cur.on));
-	}
-	return CUPTI_SUCCESS;
-}
-
-EXPORT CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind k,
-							 uint64_t *last)
-{
-	if (k != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 || !cur.depth)
-		return CUPTI_ERROR_QUEUE_EMPTY;
-	__atomic_fetch_add(&n.pop, 1, __ATOMIC_RELAXED);
-	cur.depth--;
-	if (last)
-		*last = cur.stack[cur.depth];
-	if (cur.active && cur.pushed)
-		cur.pop_t = mono();
 	return CUPTI_SUCCESS;
 }
 

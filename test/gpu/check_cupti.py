@@ -179,8 +179,8 @@ def check_copies(b):
 
 
 def check_windows():
-    env = {"GPUTRACE_GPU_WARMUP_MS": "2000", "GPUTRACE_GPU_WINDOW_MS": "500",
-           "GPUTRACE_GPU_PERIOD_MS": "1500"}
+    env = {"GPUTRACE_GPU": "windows", "GPUTRACE_GPU_WARMUP_MS": "2000",
+           "GPUTRACE_GPU_WINDOW_MS": "500", "GPUTRACE_GPU_PERIOD_MS": "1500"}
     _, j, _ = trace(["python3", TRAIN, "--steps", "2500"], "cupti-windows", env)
     g = j["gpu"]
     n = g["windows"]["count"]
@@ -218,11 +218,12 @@ def ms_per_step(env, steps):
 
 def check_overhead():
     steps = int(os.environ.get("GT_CUPTI_STEPS", "2000"))
-    duty = {"GPUTRACE_GPU_WARMUP_MS": "1000", "GPUTRACE_GPU_WINDOW_MS": "333",
+    duty = {"GPUTRACE_GPU": "windows", "GPUTRACE_GPU_WARMUP_MS": "1000",
+            "GPUTRACE_GPU_WINDOW_MS": "333",
             "GPUTRACE_GPU_PERIOD_MS": "5000"}       # the default's 2 s in 30 s
     cfgs = [("untraced", {}),
             ("host-only", {"LD_PRELOAD": LIB, "GPUTRACE_GPU": "off"}),
-            ("windows", dict(duty, LD_PRELOAD=LIB)),
+            ("windows", dict(duty, LD_PRELOAD=LIB, GPUTRACE_GPU_SWITCH="finalize")),
             ("windows-disable", dict(duty, LD_PRELOAD=LIB, GPUTRACE_GPU_SWITCH="disable")),
             ("all", {"LD_PRELOAD": LIB, "GPUTRACE_GPU": "all"})]
     ms = {name: ms_per_step(env, steps) for name, env in cfgs}
