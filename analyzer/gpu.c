@@ -21,6 +21,7 @@
 
 #define HOSTS_CAP (1u << 18)        /* host events waiting: 128k */
 #define EARLY_CAP (1u << 16)        /* GPU records waiting: 32k */
+#define OUTSIDE_CAP (1u << 17)      /* recent calls outside windows: 64k */
 
 static struct gpu_stats *stats(struct model *m)
 {
@@ -39,6 +40,7 @@ static void tables(struct gpu_stats *s)
 		return;
 	gpu_pending_init(&s->hosts, HOSTS_CAP);
 	gpu_pending_init(&s->early, EARLY_CAP);
+	gpu_pending_init(&s->outside, OUTSIDE_CAP);
 }
 
 static struct row_gpu *row_gpu(struct row *row)
@@ -175,6 +177,9 @@ static void join(struct gpu_stats *s, const struct dump_reader *r,
 	}
 }
 
+static void join_edge(struct gpu_stats *s, const struct dump_reader *r,
+		      struct gpu_item *host, struct gpu_item *g);
+
 /* One record per host event, except graphs and batches: those stay. */
 static int single(const struct gpu_item *host)
 {
@@ -196,6 +201,14 @@ static void gpu_record(struct gpu_stats *s, const struct dump_reader *r,
 		return;
 	}
 	host = gpu_pending_get(&s->hosts, g->id);
+	if (!host && (host = gpu_pending_get(&s->outside, g->id))) {
+		struct gpu_item h = *host;  /* a call at a window's edge */
+
+		if (single(&h))
+			gpu_pending_del(&s->outside, g->id);
+		join_edge(s, r, &h, g);
+		return;
+	}
 	if (!host) {                    /* its host event is still to come */
 		struct gpu_item *twin = gpu_pending_get(&s->early, g->id);
 
@@ -365,7 +378,8 @@ static const char *launch_symbol(const struct row *row)
 	return row && row->symbol ? row->symbol : "";
 }
 
-/* A GPU record of a call made as a window opened, before its start. */
+/* A GPU record of a call made just outside a window (as it opened or
+ * closed). */
 static void join_edge(struct gpu_stats *s, const struct dump_reader *r,
 		      struct gpu_item *host, struct gpu_item *g)
 {
@@ -390,13 +404,15 @@ void gpu_add_event(struct model *m, const struct dump_reader *r,
 	     kind != GT_KIND_COPY && kind != GT_KIND_SET))
 		return;
 	tables(s);
-	if (!in_window(s, ev->t0)) {    /* an edge: recorded just before it */
-		if (s->early.count && (g = gpu_pending_get(&s->early, ev->id))) {
-			host = (struct gpu_item){ .id = ev->id, .kind = kind,
-						  .t1 = ev->t1, .row = row,
-						  .symbol = launch_symbol(row) };
+	if (!in_window(s, ev->t0)) {    /* maybe an edge: its record may come */
+		host = (struct gpu_item){ .id = ev->id, .kind = kind, .t1 = ev->t1,
+					  .row = row, .symbol = launch_symbol(row),
+					  .multi = kind == GT_KIND_COPY &&
+						   ev->arg[EV_COPY_COUNT] > 1 };
+		if (s->early.count && (g = gpu_pending_get(&s->early, ev->id)))
 			join_edge(s, r, &host, g);
-		}
+		else
+			gpu_pending_put(&s->outside, &host, &out);  /* oldest go */
 		return;
 	}
 	s->launches += kind == GT_KIND_LAUNCH;
@@ -492,6 +508,7 @@ void gpu_release(struct model *m)
 	}
 	gpu_pending_release(&s->hosts);
 	gpu_pending_release(&s->early);
+	gpu_pending_release(&s->outside);
 	gpu_union_release(&s->all);
 	for (uint32_t d = 0; d < GPU_MAX_DEVICES; d++)
 		gpu_union_release(&s->dev[d]);

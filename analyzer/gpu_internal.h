@@ -130,11 +130,12 @@ struct gpu_stats {
 	uint64_t launches_joined;   /* ... that got their kernel record */
 	uint64_t copies_in, copies_joined;  /* same for copies and sets */
 	uint64_t negative_queue;    /* GPU start before the launch returned */
-	uint64_t edge;              /* records of calls made just before a
-	                               window opened */
+	uint64_t edge;              /* records of calls made just outside a
+	                               window (as it opened or closed) */
 
 	struct gpu_pending hosts;   /* host events waiting for GPU records */
 	struct gpu_pending early;   /* GPU records waiting for host events */
+	struct gpu_pending outside; /* recent calls outside windows: edges */
 	struct gpu_union all;       /* host clock, all devices, kept */
 	struct gpu_union dev[GPU_MAX_DEVICES];
 	uint32_t ndev;              /* highest device + 1 */

@@ -157,7 +157,8 @@ static int subscribe(void)
 		cs.why = result_string(rc);
 		return -1;
 	}
-	if (!cs.latency_asked && gt_cupti.cuptiActivityEnableLatencyTimestamps)
+	if (!cs.latency_asked && gt_gpu_cfg.latency &&
+	    gt_cupti.cuptiActivityEnableLatencyTimestamps)
 		gt_cupti.cuptiActivityEnableLatencyTimestamps(1);
 	cs.latency_asked = 1;
 	rc = gt_cupti.cuptiActivityRegisterCallbacks(gt_buffer_requested,

@@ -91,12 +91,7 @@ static void load_settings(void)
 	struct gt_gpu_cfg *c = &gt_gpu_cfg;
 
 	c->cupti = (int)env_ms("GPUTRACE_CUPTI", 1, 0, 1);
-	/*
-	 * Off by default for now: on the H200 (torch 2.11, CUDA 13.0, driver
-	 * 580), attaching CUPTI from the first cuGetProcAddress made torch
-	 * crash inside cuInit; GPU timing is opt-in until that is proven fixed.
-	 */
-	c->mode = (uint32_t)env_word("GPUTRACE_GPU", modes, 3, 2) + GT_GPU_MODE_WINDOWS;
+	c->mode = (uint32_t)env_word("GPUTRACE_GPU", modes, 3, 0) + GT_GPU_MODE_WINDOWS;
 	c->window_ms = env_ms("GPUTRACE_GPU_WINDOW_MS", 2000, 10, 3600000);
 	c->period_ms = env_ms("GPUTRACE_GPU_PERIOD_MS", 30000, 10, 86400000);
 	c->warmup_ms = env_ms("GPUTRACE_GPU_WARMUP_MS", 5000, 0, 86400000);
@@ -106,6 +101,8 @@ static void load_settings(void)
 	c->buffer_bytes = (size_t)env_ms("GPUTRACE_CUPTI_BUFFER_KB", 4096, 64,
 					 1 << 20) << 10;
 	c->flush_ms = env_ms("GPUTRACE_CUPTI_FLUSH_MS", 100, 1, 60000);
+	c->latency = (int)env_ms("GPUTRACE_CUPTI_LATENCY", 1, 0, 1);
+	c->early = (int)env_ms("GPUTRACE_CUPTI_EARLY", 1, 0, 1);
 	if (c->period_ms < c->window_ms)
 		c->period_ms = c->window_ms;
 	if (!c->cupti)
@@ -235,10 +232,13 @@ static void open_window(uint64_t now)
 	gw.last_flush = gw.opened;
 }
 
+/* The window ends before the kinds go off: a call that starts after its
+ * end may still bring a record (the analyzer joins it as an edge), but no
+ * call inside it misses its record. */
 static void close_window(void)
 {
+	gw.closed = gt_now();
 	gt_cupti_disable();
-	gw.closed = gt_now();       /* nothing recorded from here */
 	gt_cupti_ids_off();
 	put_window(gw.opened, gw.closed);
 	put_clock(gw.closed);
@@ -287,7 +287,7 @@ static void first_cycle(uint64_t now)
 		gw.phase = P_OPEN;
 	} else if (gt_gpu_cfg.mode == GT_GPU_MODE_ALL) {
 		gw.next_open = now;
-	} else {
+	} else if (gt_gpu_cfg.early) {
 		gt_cupti_attach();                  /* claim CUPTI, or say why */
 	}
 }
@@ -382,7 +382,8 @@ void gt_cupti_early_slow(void)
 	if (atomic_exchange(&gt_cupti_early_done, 1))
 		return;
 	gt_init();
-	if (!atomic_load(&gt_active) || gt_gpu_cfg.mode == GT_GPU_MODE_OFF)
+	if (!atomic_load(&gt_active) || gt_gpu_cfg.mode == GT_GPU_MODE_OFF ||
+	    !gt_gpu_cfg.early)
 		return;
 	if (gt_cupti_attach())
 		return;                     /* said at the first cycle */
@@ -400,7 +401,7 @@ void gt_gpu_init(void)
 {
 	load_settings();
 	gw.generation = atomic_load(&gt_generation);
-	if (gt_gpu_cfg.mode == GT_GPU_MODE_OFF)
+	if (gt_gpu_cfg.mode == GT_GPU_MODE_OFF || !gt_gpu_cfg.early)
 		atomic_store(&gt_cupti_early_done, 1);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	gt_writer_on_cycle(gpu_cycle);

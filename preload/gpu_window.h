@@ -38,6 +38,11 @@ struct gt_gpu_cfg {
 	uint32_t buffers;           /* GPUTRACE_CUPTI_BUFFERS (8) */
 	size_t buffer_bytes;        /* GPUTRACE_CUPTI_BUFFER_KB (4096) */
 	uint32_t flush_ms;          /* GPUTRACE_CUPTI_FLUSH_MS (100) */
+	int latency;                /* GPUTRACE_CUPTI_LATENCY: queued and
+	                               submitted times of kernels (1) */
+	int early;                  /* GPUTRACE_CUPTI_EARLY: subscribe before
+	                               CUDA initializes (1), else at the
+	                               first window */
 };
 
 extern struct gt_gpu_cfg gt_gpu_cfg;

@@ -93,6 +93,26 @@ static inline uint64_t gt_now(void)
 }
 
 /*
+ * The two times of each ring record (t0, t1): the CPU's time-stamp
+ * counter where the kernel itself keeps time with it (clocksource tsc,
+ * invariant TSC), else gt_now().  rdtsc takes a third of clock_gettime's
+ * time, and the hot path reads the clock twice per call.  The writer
+ * turns stamps into gt_now() nanoseconds (tsc.c).
+ */
+extern int gt_tsc_on;
+static inline uint64_t gt_stamp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (likely(gt_tsc_on))
+		return __builtin_ia32_rdtsc();
+#endif
+	return gt_now();
+}
+void gt_tsc_init(void);             /* at start: may the stamps be TSC? */
+void gt_tsc_pair(void);             /* writer: a (TSC, ns) pair, each cycle */
+uint64_t gt_tsc_to_ns(uint64_t stamp);  /* writer: a stamp in ns */
+
+/*
  * Messages on stderr, formatted on the stack and written with write(2), so
  * they are safe anywhere, signal handlers included.  gt_warn_once keeps a
  * flag per call site.

@@ -38,6 +38,7 @@ void gt_init(void)
 	clock_gettime(CLOCK_REALTIME, &rt);
 	gt_start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
 	gt_config_load();
+	gt_tsc_init();
 	gt_signals_init();
 	gt_exec_init();
 	if (!gt_cfg.enabled)

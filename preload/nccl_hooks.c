@@ -73,9 +73,9 @@ static void *nccl_real(int op)
 		if (!gt_nccl_enter())                                        \
 			return real_ A;                                      \
 		PRE;                                                         \
-		c->t0 = gt_now();                                            \
+		c->t0 = gt_stamp();                                          \
 		res_ = real_ A;                                              \
-		c->t1 = gt_now();                                            \
+		c->t1 = gt_stamp();                                          \
 		POST;                                                        \
 		gt_nccl_leave(c, GT_OP_##sym, res_);                         \
 		return res_;                                                 \

@@ -113,7 +113,7 @@ static int push(struct gt_nvtx_domain *d, struct gt_nvtx_str *m, uint32_t cat,
 
 static int pop(struct gt_nvtx_domain *d)
 {
-	uint64_t t = gt_now();
+	uint64_t t = gt_stamp();
 	int level = depth > 0 ? --depth : -1;
 
 	record(GT_OP_nvtxRangePop, t, NULL, d, 0, 0, level);
@@ -122,24 +122,24 @@ static int pop(struct gt_nvtx_domain *d)
 
 static void end(struct gt_nvtx_domain *d, nvtxRangeId_t id)
 {
-	record(GT_OP_nvtxRangeEnd, gt_now(), NULL, d, id, 0, 0);
+	record(GT_OP_nvtxRangeEnd, gt_stamp(), NULL, d, id, 0, 0);
 }
 
 static void name_category(struct gt_nvtx_domain *d, uint32_t cat,
 			  struct gt_nvtx_str *name)
 {
-	record(GT_OP_nvtxNameCategory, gt_now(), name, d, 0, cat, 0);
+	record(GT_OP_nvtxNameCategory, gt_stamp(), name, d, 0, cat, 0);
 }
 
 /* ---- core: the default domain ------------------------------------------- */
 
-#define T0 uint64_t t = gt_now()
+#define T0 uint64_t t = gt_stamp()
 
 static void mark_a(const char *m) { T0; mark(NULL, ascii(m, 0), 0, t); }
 static void mark_w(const wchar_t *m) { T0; mark(NULL, wide(m, 0), 0, t); }
 static void mark_ex(const nvtxEventAttributes_t *a)
 {
-	uint64_t t = gt_now();
+	uint64_t t = gt_stamp();
 	uint32_t cat;
 	struct gt_nvtx_str *msg = attr_msg(a, &cat);
 
@@ -150,7 +150,7 @@ static nvtxRangeId_t start_a(const char *m) { T0; return start(NULL, ascii(m, 0)
 static nvtxRangeId_t start_w(const wchar_t *m) { T0; return start(NULL, wide(m, 0), 0, t); }
 static nvtxRangeId_t start_ex(const nvtxEventAttributes_t *a)
 {
-	uint64_t t = gt_now();
+	uint64_t t = gt_stamp();
 	uint32_t cat;
 	struct gt_nvtx_str *msg = attr_msg(a, &cat);
 
@@ -163,7 +163,7 @@ static int push_a(const char *m) { T0; return push(NULL, ascii(m, 0), 0, t); }
 static int push_w(const wchar_t *m) { T0; return push(NULL, wide(m, 0), 0, t); }
 static int push_ex(const nvtxEventAttributes_t *a)
 {
-	uint64_t t = gt_now();
+	uint64_t t = gt_stamp();
 	uint32_t cat;
 	struct gt_nvtx_str *msg = attr_msg(a, &cat);
 
@@ -177,12 +177,12 @@ static void category_w(uint32_t c, const wchar_t *n) { name_category(NULL, c, wi
 
 static void thread_a(uint32_t tid, const char *n)
 {
-	record(GT_OP_nvtxNameOsThread, gt_now(), ascii(n, 1), NULL, 0, tid, 0);
+	record(GT_OP_nvtxNameOsThread, gt_stamp(), ascii(n, 1), NULL, 0, tid, 0);
 }
 
 static void thread_w(uint32_t tid, const wchar_t *n)
 {
-	record(GT_OP_nvtxNameOsThread, gt_now(), wide(n, 1), NULL, 0, tid, 0);
+	record(GT_OP_nvtxNameOsThread, gt_stamp(), wide(n, 1), NULL, 0, tid, 0);
 }
 
 /* ---- core2: domains ---------------------------------------------------- */
@@ -191,7 +191,7 @@ static void thread_w(uint32_t tid, const wchar_t *n)
 
 static void d_mark(nvtxDomainHandle_t h, const nvtxEventAttributes_t *a)
 {
-	uint64_t t = gt_now();
+	uint64_t t = gt_stamp();
 	uint32_t cat;
 	struct gt_nvtx_str *msg = attr_msg(a, &cat);
 
@@ -200,7 +200,7 @@ static void d_mark(nvtxDomainHandle_t h, const nvtxEventAttributes_t *a)
 
 static nvtxRangeId_t d_start(nvtxDomainHandle_t h, const nvtxEventAttributes_t *a)
 {
-	uint64_t t = gt_now();
+	uint64_t t = gt_stamp();
 	uint32_t cat;
 	struct gt_nvtx_str *msg = attr_msg(a, &cat);
 
@@ -211,7 +211,7 @@ static void d_end(nvtxDomainHandle_t h, nvtxRangeId_t id) { end(DOM(h), id); }
 
 static int d_push(nvtxDomainHandle_t h, const nvtxEventAttributes_t *a)
 {
-	uint64_t t = gt_now();
+	uint64_t t = gt_stamp();
 	uint32_t cat;
 	struct gt_nvtx_str *msg = attr_msg(a, &cat);
 

@@ -51,9 +51,9 @@
 			gt_copy_classify(r, GT_PAIR_SECOND kd, (fl) & GT_OPF_ASYNC); \
 		gpu_ = GT_GPU_KIND(GT_PAIR_FIRST kd) ?                       \
 		       GT_GPU_BEGIN(GT_GPU_WORK(GT_PAIR_FIRST kd, r)) : 0u;  \
-		r->t0 = gt_now();                                            \
+		r->t0 = gt_stamp();                                          \
 		res_ = real_ A;                                              \
-		r->t1 = gt_now();                                            \
+		r->t1 = gt_stamp();                                          \
 		GT_GPU_END(gpu_, res_ != 0, GT_PAIR_FIRST kd == GT_KIND_SYNC); \
 		POST;                                                        \
 		gt_rec_commit(r, op, res_);                                  \

@@ -165,7 +165,7 @@ static uint32_t stream_id(uint64_t handle)
 static void events_begin(const struct gt_ring *ring, uint64_t seq)
 {
 	struct gt_events_header h = { .tid = ring->tid,
-				      .base_ns = ring->recs[seq & ring->mask].t0,
+				      .base_ns = gt_tsc_to_ns(ring->recs[seq & ring->mask].t0),
 				      .buffer = ring->index, .first_seq = seq };
 
 	memcpy(w.ev, &h, sizeof(h));
@@ -190,10 +190,11 @@ static void encode(const struct gt_rec *r)
 {
 	const struct gt_op_desc *d = &gt_ops[r->op < GT_OP_COUNT ? r->op : 0];
 	uint8_t *p = w.ev + w.ev_len;
+	uint64_t t0 = gt_tsc_to_ns(r->t0), t1 = gt_tsc_to_ns(r->t1);
 
 	p = gt_varint_put(p, r->op);
-	p = gt_varint_put(p, gt_zigzag((int64_t)(r->t0 - w.prev_t0)));
-	p = gt_varint_put(p, r->t1 >= r->t0 ? r->t1 - r->t0 : 0);
+	p = gt_varint_put(p, gt_zigzag((int64_t)(t0 - w.prev_t0)));
+	p = gt_varint_put(p, t1 >= t0 ? t1 - t0 : 0);
 	p = gt_varint_put(p, (uint32_t)(int32_t)r->result);
 	p = gt_varint_put(p, stream_id(r->stream));
 	switch (d->kind) {
@@ -241,7 +242,7 @@ static void encode(const struct gt_rec *r)
 		p = gt_varint_put(p, r->u.obj.handle);
 		break;
 	}
-	w.prev_t0 = r->t0;
+	w.prev_t0 = t0;
 	w.ev_len = (size_t)(p - w.ev);
 	w.ev_count++;
 }
@@ -384,6 +385,7 @@ static void drain(int final)
 	first = gt_ring_first();
 	for (struct gt_ring *ring = first; ring; ring = ring->next)
 		ring->snap = atomic_load_explicit(&ring->head, memory_order_acquire);
+	gt_tsc_pair();              /* after the snaps: stamps lie before it */
 	put_side_chunks();
 	for (struct gt_ring *ring = first; ring; ring = ring->next)
 		drain_ring(ring);

@@ -3,9 +3,12 @@
 
 PRELOAD_UNIT_OBJ_output := $(B)/preload/output_path.o
 PRELOAD_UNIT_OBJ_codec := $(B)/preload/idmap.o
+PRELOAD_UNIT_OBJ_tsc := $(B)/preload/tsc.o
 
-$(TEST_B)/unit_preload_%: test/unit/test_preload_%.c $(B)/preload/output_path.o $(B)/preload/idmap.o
+$(TEST_B)/unit_preload_%: test/unit/test_preload_%.c $(B)/preload/output_path.o \
+		$(B)/preload/idmap.o $(B)/preload/tsc.o
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $< $(PRELOAD_UNIT_OBJ_$*) $(CMOCKA_LIBS)
 
-TEST_BINS += $(TEST_B)/unit_preload_output $(TEST_B)/unit_preload_codec
+TEST_BINS += $(TEST_B)/unit_preload_output $(TEST_B)/unit_preload_codec \
+	     $(TEST_B)/unit_preload_tsc

@@ -20,10 +20,16 @@ by check.py.  Verdicts:
                    host side's classification; bandwidth
   cupti-windows    a longer run in windows (finalize between them): every
                    launch inside a window joined, nothing crashes
-  cupti-taken      torch.profiler holding CUPTI first: the run goes on,
-                   host-only, said once; the report says "taken"
+  cupti-taken      torch.profiler holding CUPTI first (we subscribe at the
+                   first window): the run goes on, host-only, said once,
+                   the report says "taken"; by default we hold it and the
+                   profiler sees no GPU events; GPUTRACE_CUPTI=0 gives it
+                   back
   cupti-overhead   ms per step of the launch-bound loop: untraced, host
                    only, windows (both switches), all
+
+GT_CUPTI_SKIP=probe,overhead leaves those two out (the overhead
+benchmark, test/bench/overhead.sh, measures the same more carefully).
 """
 import json
 import os
@@ -66,15 +72,18 @@ with open(path) as f:
 print(f"truth profiler_kernels={len(ev)} profiler_kernel_us={sum(e['dur'] for e in ev):.3f}")
 """
 
-# torch.profiler started before CUDA is used: it holds CUPTI first.
+# torch.profiler started before CUDA is used, for about 3 s.
 TAKEN = r"""
+import time
 import torch
 from torch.profiler import profile, ProfilerActivity
 with profile(activities=[ProfilerActivity.CUDA]) as prof:
     x = torch.ones(1 << 16, device="cuda")
-    for _ in range(50):
-        x = x * 1.0001
-    torch.cuda.synchronize()
+    end = time.time() + 3
+    while time.time() < end:
+        for _ in range(50):
+            x = x * 1.0001
+        torch.cuda.synchronize()
 n = sum(1 for e in prof.events() if e.device_type.name == "CUDA")
 print(f"truth profiler_gpu_events={n}")
 """
@@ -192,18 +201,29 @@ def check_windows():
             f"{g['records']['orphans']}, dropped {g['dropped']}")
 
 
-def check_taken():
-    env = {"LD_PRELOAD": LIB, "GPUTRACE_OUTPUT": os.path.join(WORK, "taken-%p.bin")}
+def taken_run(name, extra):
+    env = {"LD_PRELOAD": LIB, "GPUTRACE_OUTPUT": os.path.join(WORK, name + "-%p.bin")}
+    env.update(extra)
     rc, out, err = sh(["python3", "-c", TAKEN], env, timeout=300)
-    said = re.findall(r"^gputrace: CUPTI is held.*$", err, re.M)
+    said = re.findall(r"^gputrace: (?:CUPTI is held|GPUTRACE_CUPTI=0).*$", err, re.M)
     m = re.search(r"gputrace: wrote (\S+) ", err)
-    state = "?"
-    if m:
-        state = json.loads(sh([ANALYZE, "--json", m.group(1)])[1])["env"]["cupti"]
-    t = truth(out)
-    verdict("cupti-taken", rc == 0 and len(said) == 1 and state == "taken",
-            f"rc {rc}, said {len(said)}x ({said[0][:100] if said else err[-300:]}), report: "
-            f"cupti {state}, torch.profiler saw {t.get('profiler_gpu_events', '?')} GPU events")
+    state = json.loads(sh([ANALYZE, "--json", m.group(1)])[1])["env"]["cupti"] if m else "?"
+    return rc, said, state, truth(out).get("profiler_gpu_events", -1), err
+
+
+def check_taken():
+    """Who gets CUPTI when torch.profiler wants it too."""
+    rc1, said1, st1, n1, err1 = taken_run("taken", {"GPUTRACE_CUPTI_EARLY": "0",
+                                                    "GPUTRACE_GPU_WARMUP_MS": "500"})
+    rc2, _, st2, n2, _ = taken_run("holds", {})
+    rc3, said3, st3, n3, _ = taken_run("given", {"GPUTRACE_CUPTI": "0"})
+    ok = (rc1 == rc2 == rc3 == 0 and st1 == "taken" and len(said1) == 1 and n1 > 0
+          and st3 == "off" and len(said3) == 1 and n3 > 0)
+    verdict("cupti-taken", ok,
+            f"profiler first (subscribing at the first window): rc {rc1}, report cupti {st1}, "
+            f"said {len(said1)}x ({said1[0][:90] if said1 else err1[-300:]}), profiler saw "
+            f"{n1} GPU events; default (we subscribe before CUDA starts): rc {rc2}, cupti {st2}, "
+            f"profiler saw {n2}; GPUTRACE_CUPTI=0: rc {rc3}, cupti {st3}, profiler saw {n3}")
 
 
 def ms_per_step(env, steps):
@@ -237,7 +257,10 @@ def check_overhead():
 
 
 def run():
+    skip = os.environ.get("GT_CUPTI_SKIP", "").split(",")     # e.g. "probe,overhead"
     for check in (check_probe, check_taken, check_overhead):
+        if check.__name__.replace("check_", "") in skip:
+            continue
         try:
             check()
         except Exception as e:          # one failing part must not hide the rest

@@ -25,8 +25,10 @@
 Writes the table for the README to OUT/overhead.md.  Run by check.py
 (GT_CHECKS=check_overhead bash test/gpu/check.sh runs it alone), or on its
 own after make: bash test/bench/overhead.sh.  GT_BENCH_ROUNDS (default 3)
-sets the rounds of the PyTorch runs, GT_BENCH_QUICK=1 makes everything
-shorter (a smoke test, not a measurement).
+sets the rounds of the PyTorch runs (GT_BENCH_LAUNCH_ROUNDS, 7, of the
+launch loop), GT_BENCH_QUICK=1 makes everything
+shorter (a smoke test, not a measurement), GT_BENCH_SKIP=analyzer-speed
+leaves a part out (the analyzer's speed needs no GPU).
 """
 import datetime
 import os
@@ -42,7 +44,7 @@ from gpulib import ANALYZE, CUDA, LIB, OUT, ROOT, WORK, table, truth, verdict  #
 
 QUICK = os.environ.get("GT_BENCH_QUICK") == "1"
 ROUNDS = int(os.environ.get("GT_BENCH_ROUNDS", "1" if QUICK else "3"))
-LAUNCH_ROUNDS = 2 if QUICK else 7
+LAUNCH_ROUNDS = int(os.environ.get("GT_BENCH_LAUNCH_ROUNDS", "2" if QUICK else "7"))
 TORCH_STEPS = {"launch": (60, 10) if QUICK else (300, 30),
                "compute": (10, 3) if QUICK else (40, 5)}
 BIG_EVENTS = (2_000_000, 4_000_000) if QUICK else (20_000_000, 40_000_000)
@@ -272,7 +274,10 @@ def run_all():
              ("overhead-torch-launch", lambda: bench_torch("launch")),
              ("overhead-torch-compute", lambda: bench_torch("compute")),
              ("analyzer-speed", bench_analyzer)]
+    skip = os.environ.get("GT_BENCH_SKIP", "").split(",")     # e.g. "analyzer-speed"
     for name, part in parts:
+        if name in skip:
+            continue
         try:
             part()
         except Exception as e:          # one broken part must not hide the rest

@@ -128,9 +128,16 @@ $d->add_chunk(gpu_chunk(GPU_KERNEL, 88,
 		   end => gpu_t($u0 + 100_000) + 3000, name => $name_a)));
 push @busy, [$u0, $u0 + 7000], [$u0 + 100_000, $u0 + 103_000];
 $d->add_chunk(CHUNK_WINDOW, pack('Q< Q< V V', T_OPEN, T_CLOSE, 1, 0));
-# After the window: a launch that is no GPU's business.
+# After the window: a launch that is no GPU's business, and one made as
+# the window closed, whose record comes after it (an edge, not an orphan).
 $d->events(tid => 7, buffer => 2, first_seq => 0,
-	   events => [{ op => 1, t0 => 3_500_000_000, dur => 4000, args => [1] }]);
+	   events => [{ op => 1, t0 => 3_500_000_000, dur => 4000, args => [1] },
+		      { op => 1, t0 => T_CLOSE + 1000, dur => 4000, args => [1] }]);
+my $e0 = T_CLOSE + 50_000;
+$d->add_chunk(gpu_chunk(GPU_KERNEL, 88,
+	kernel_rec(id => (2 << 40) | 1, start => gpu_t($e0), end => gpu_t($e0) + 1000,
+		   name => $name_a)));
+push @busy, [$e0, $e0 + 1000];
 $d->add_chunk(gpu_chunk(GPU_DROPS, 32, pack('Q< Q< Q< Q<', 3, 0, 0, 0)));
 # A kind from the future is skipped.
 $d->add_chunk(gpu_chunk(99, 8, pack('Q<', 1)));
@@ -170,7 +177,8 @@ is($g->{launches_in_windows}, 10, 'launches in the window: not the failed one, '
 is($g->{launches_joined}, 10, 'all joined, in either order');
 is($g->{copies_in_windows}, 3, 'copies and memsets in the window');
 is($g->{copies_joined}, 3, 'all joined');
-is($g->{records}{kernels}, 12, 'kernel records');
+is($g->{records}{kernels}, 13, 'kernel records');
+is($g->{records}{window_edge}, 1, 'one of a call just after the window');
 is($g->{records}{unjoined}, 1, 'one without host id');
 is($g->{records}{orphans}, 1, 'one whose host event never came');
 is($g->{records}{name_mismatch}, 1, 'one named otherwise than its launch');
@@ -181,10 +189,10 @@ cmp_ok(abs($g->{busy_ns} - union_len(@busy)), '<=', union_len(@busy) * PPM * 2e-
        'busy = the union of the intervals (' . union_len(@busy) . ')');
 
 my %k = map { $_->{symbol} => $_ } @{ $j->{kernels} };
-is($k{_Z1av}{gpu_calls}, 5, 'a: GPU runs');
-is($k{_Z1av}{gpu_ns_total}, 120_000, 'a: GPU time');
+is($k{_Z1av}{gpu_calls}, 6, 'a: GPU runs (one at the edge)');
+is($k{_Z1av}{gpu_ns_total}, 121_000, 'a: GPU time');
 is($k{_Z1bv}{gpu_ns_total}, 125_000, 'b: GPU time');
-is($k{_Z1av}{calls}, 7, 'a: host launches (also failed, after the window)');
+is($k{_Z1av}{calls}, 8, 'a: host launches (also failed, after the window)');
 for my $s (qw(_Z1av _Z1bv)) {
 	cmp_ok(abs($k{$s}{queue_ns_p50} - QUEUE), '<=', QUEUE * 0.01,
 	       "$s: queue delay p50 is the 50 us put in");
