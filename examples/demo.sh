@@ -14,7 +14,9 @@ mkdir -p "$OUTDIR"
 if nvidia-smi -L >/dev/null 2>&1 && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	echo "== tracing examples/pytorch/train_mlp.py on $(nvidia-smi -L | head -1)"
 	rm -f "$OUTDIR"/demo-*.bin
+	# A short run: GPU timing for every kernel, not in windows.
 	LD_PRELOAD=$LIB GPUTRACE_OUTPUT="$OUTDIR/demo-%p.bin" \
+		GPUTRACE_GPU=${GPUTRACE_GPU:-all} \
 		python3 examples/pytorch/train_mlp.py --steps 50
 	dump=$(ls -t "$OUTDIR"/demo-*.bin | head -1)
 else

@@ -190,14 +190,73 @@ int gt_cupti_attach(void)
 	return rc;
 }
 
-/* The API callbacks that name each call's correlation ids. */
+/*
+ * The API callbacks that name each call's correlation ids: only for the
+ * calls that can put work on the GPU or wait for it (by CUPTI's names of
+ * them), since every callback costs host time on its call; the whole
+ * domains where CUPTI cannot name its callbacks.
+ */
+#define CBIDS_MAX 1024
+
+static struct {
+	int listed;                 /* 1 listed, -1 cannot be: whole domains */
+	uint16_t n[2];
+	uint16_t id[2][CBIDS_MAX];
+} cb;
+
+static const CUpti_CallbackDomain domains[2] = {
+	CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API,
+};
+
+static int gpu_work_name(const char *name)
+{
+	static const char *const words[] = {
+		"Launch", "Memcpy", "Memset", "Synchronize", "Wait",
+	};
+
+	for (size_t i = 0; name && i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(name, words[i]))
+			return 1;
+	return 0;
+}
+
+static void list_callbacks(void)
+{
+	static const uint32_t sizes[2] = {
+		CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_DRIVER_TRACE_CBID_SIZE,
+	};
+
+	cb.listed = -1;
+	if (!gt_cupti.cuptiEnableCallback || !gt_cupti.cuptiGetCallbackName)
+		return;
+	for (int d = 0; d < 2; d++) {
+		for (uint32_t id = 1; id < sizes[d] && cb.n[d] < CBIDS_MAX; id++) {
+			const char *name = NULL;
+
+			if (gt_cupti.cuptiGetCallbackName(domains[d], id, &name) ==
+			    CUPTI_SUCCESS && gpu_work_name(name))
+				cb.id[d][cb.n[d]++] = (uint16_t)id;
+		}
+	}
+	if (cb.n[0] && cb.n[1])
+		cb.listed = 1;
+}
+
 static CUptiResult callbacks(uint32_t on)
 {
-	CUptiResult rc = gt_cupti.cuptiEnableDomain(on, cs.sub,
-						    CUPTI_CB_DOMAIN_RUNTIME_API);
+	CUptiResult rc = CUPTI_SUCCESS;
 
-	if (rc == CUPTI_SUCCESS)
-		rc = gt_cupti.cuptiEnableDomain(on, cs.sub, CUPTI_CB_DOMAIN_DRIVER_API);
+	if (!cb.listed)
+		list_callbacks();
+	for (int d = 0; d < 2 && rc == CUPTI_SUCCESS; d++) {
+		if (cb.listed < 0) {
+			rc = gt_cupti.cuptiEnableDomain(on, cs.sub, domains[d]);
+			continue;
+		}
+		for (uint16_t i = 0; i < cb.n[d] && rc == CUPTI_SUCCESS; i++)
+			rc = gt_cupti.cuptiEnableCallback(on, cs.sub, domains[d],
+							  cb.id[d][i]);
+	}
 	if (rc != CUPTI_SUCCESS && on)
 		callbacks(0);
 	return rc;

@@ -36,7 +36,11 @@
 #define GT_CUPTI_OPTIONAL(X)                                                 \
 	X(cuptiActivityEnableLatencyTimestamps, (uint8_t enable))            \
 	X(cuptiSubscribe_v2, (CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb, \
-			      void *user, CUpti_SubscriberParams *p))
+			      void *user, CUpti_SubscriberParams *p))       \
+	X(cuptiEnableCallback, (uint32_t on, CUpti_SubscriberHandle s,       \
+				CUpti_CallbackDomain d, CUpti_CallbackId id)) \
+	X(cuptiGetCallbackName, (CUpti_CallbackDomain d, uint32_t id,        \
+				 const char **name))
 
 struct gt_cupti_api {
 #define X(name, params) CUptiResult (CUPTIAPI *name) params;

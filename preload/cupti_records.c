@@ -84,31 +84,22 @@ int gt_records_init(void)
 static void debug_record(const CUpti_Activity *rec)
 {
 	static unsigned shown;
-	const CUpti_ActivityAPI *a = (const void *)rec;
-	const CUpti_ActivityExternalCorrelation *e = (const void *)rec;
 	const CUpti_ActivityKernel10 *k = (const void *)rec;
+	const CUpti_ActivityMemcpy6 *c = (const void *)rec;
 
 	if (gt_cfg.debug < 3 || shown++ >= 200)
 		return;
-	switch (rec->kind) {
-	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
-		gt_log("cupti rec ext corr=%u ext=%#llx kind=%d\n", e->correlationId,
-		       (unsigned long long)e->externalId, (int)e->externalKind);
-		break;
-	case CUPTI_ACTIVITY_KIND_DRIVER:
-	case CUPTI_ACTIVITY_KIND_RUNTIME:
-		gt_log("cupti rec %s cbid=%u corr=%u tid=%u %llu..%llu\n",
-		       rec->kind == CUPTI_ACTIVITY_KIND_DRIVER ? "drv" : "rt",
-		       a->cbid, a->correlationId, a->threadId,
-		       (unsigned long long)a->start, (unsigned long long)a->end);
-		break;
-	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		gt_log("cupti rec kernel corr=%u %llu..%llu\n", k->correlationId,
-		       (unsigned long long)k->start, (unsigned long long)k->end);
-		break;
-	default:
+	if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+		gt_log("cupti rec kernel corr=%u %llu..%llu joins %#llx\n",
+		       k->correlationId, (unsigned long long)k->start,
+		       (unsigned long long)k->end,
+		       (unsigned long long)gt_corr_get(k->correlationId, 0));
+	else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY)
+		gt_log("cupti rec memcpy corr=%u bytes=%llu joins %#llx\n",
+		       c->correlationId, (unsigned long long)c->bytes,
+		       (unsigned long long)gt_corr_get(c->correlationId, 0));
+	else
 		gt_log("cupti rec kind=%d\n", (int)rec->kind);
-	}
 }
 
 /* ---- output --------------------------------------------------------------- */

@@ -95,14 +95,21 @@ static void load_settings(void)
 	c->window_ms = env_ms("GPUTRACE_GPU_WINDOW_MS", 2000, 10, 3600000);
 	c->period_ms = env_ms("GPUTRACE_GPU_PERIOD_MS", 30000, 10, 86400000);
 	c->warmup_ms = env_ms("GPUTRACE_GPU_WARMUP_MS", 5000, 0, 86400000);
-	c->finalize = env_word("GPUTRACE_GPU_SWITCH", switches, 2, 0);
+	/*
+	 * Between windows CUPTI is detached: attached with its kinds off it
+	 * still cost about 1 us per launch on the H200 (cupti_probe.cu), and
+	 * so does being attached before the first window (a launch-bound
+	 * PyTorch loop 1.42x); hence, too, subscribing early only for "all".
+	 */
+	c->finalize = env_word("GPUTRACE_GPU_SWITCH", switches, 2, 1);
 	c->graph_trace = env_word("GPUTRACE_GPU_GRAPHS", graphs, 2, 0);
 	c->buffers = env_ms("GPUTRACE_CUPTI_BUFFERS", 8, 2, GT_BUFFERS_MAX);
 	c->buffer_bytes = (size_t)env_ms("GPUTRACE_CUPTI_BUFFER_KB", 4096, 64,
 					 1 << 20) << 10;
 	c->flush_ms = env_ms("GPUTRACE_CUPTI_FLUSH_MS", 100, 1, 60000);
 	c->latency = (int)env_ms("GPUTRACE_CUPTI_LATENCY", 1, 0, 1);
-	c->early = (int)env_ms("GPUTRACE_CUPTI_EARLY", 1, 0, 1);
+	c->early = (int)env_ms("GPUTRACE_CUPTI_EARLY",
+			       c->mode == GT_GPU_MODE_ALL, 0, 1);
 	if (c->period_ms < c->window_ms)
 		c->period_ms = c->window_ms;
 	if (!c->cupti)

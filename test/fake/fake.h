@@ -69,16 +69,16 @@ FAKE_HIDDEN uint64_t fake_now(void);
  * A profiler's view of each driver call, as CUPTI has inside the real
  * driver: the fake CUPTI registers a hook through the exported
  * fake_driver_set_tool(), and every fake driver function calls it at its
- * entry (site 0) and exit (site 1).
+ * entry (site 0) and exit (site 1), with its exported name.
  */
-typedef void (*fake_tool_fn)(int site);
+typedef void (*fake_tool_fn)(int site, const char *sym);
 extern _Atomic(fake_tool_fn) fake_tool FAKE_HIDDEN;
-static inline void fake_tool_call(int site)
+static inline void fake_tool_call(int site, const char *sym)
 {
 	fake_tool_fn f = atomic_load_explicit(&fake_tool, memory_order_acquire);
 
 	if (f)
-		f(site);
+		f(site, sym);
 }
 
 /* Count a call that started at t0 (fake_now()). */

@@ -35,9 +35,9 @@
 	{                                                                  \
 		uint64_t t0_ = fake_now();                                 \
 		CUresult rc_;                                              \
-		fake_tool_call(0);                                         \
+		fake_tool_call(0, #sym);                                       \
 		rc_ = impl args;                                           \
-		fake_tool_call(1);                                         \
+		fake_tool_call(1, #sym);                                       \
 		fake_count(&sym##_ctr, t0_);                               \
 		return rc_;                                                \
 	}                                                                  \
@@ -45,9 +45,9 @@
 	{                                                                  \
 		uint64_t t0_ = fake_now();                                 \
 		CUresult rc_;                                              \
-		fake_tool_call(0);                                         \
+		fake_tool_call(0, #sym);                                       \
 		rc_ = impl args;                                           \
-		fake_tool_call(1);                                         \
+		fake_tool_call(1, #sym);                                       \
 		fake_count(&sym##_ctr, t0_);                               \
 		return rc_;                                                \
 	}

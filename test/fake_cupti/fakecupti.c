@@ -39,6 +39,7 @@ static struct {
 	CUpti_CallbackFunc cb;
 	void *user;
 	uint8_t domain[CUPTI_CB_DOMAIN_SIZE];   /* callbacks enabled */
+	uint8_t one[CUPTI_CB_DOMAIN_SIZE][64];  /* ... or one by one */
 	uint32_t corr;              /* the last correlation id given */
 } st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -54,6 +55,8 @@ static struct {
 	unsigned long subscribe, subscribe_refused, finalize, enable, disable;
 	unsigned long flush, flush_forced, latency;
 	unsigned long cb_enter, cb_exit, cb_op;  /* callbacks; in an op */
+	unsigned long cb_other;     /* callbacks of calls that put no work on
+	                               the GPU (cuDeviceGet...) */
 	unsigned long kernels, memcpys, memsets, syncs, lost;
 	unsigned long buffers, refused;
 	unsigned long busy_ns;      /* union of GPU intervals (one thread) */
@@ -114,7 +117,7 @@ static int64_t env_signed(const char *name)
 	return v && *v ? strtoll(v, NULL, 10) : 0;
 }
 
-static void driver_hook(int site);
+static void driver_hook(int site, const char *sym);
 
 /* As CUPTI hooks into the driver: through the fake's own entry point,
  * once the driver is loaded (at subscribe, or the first call). */
@@ -122,7 +125,7 @@ static void register_with_driver(void)
 {
 	static int done;
 	void *h;
-	void (*set)(void (*)(int));
+	void (*set)(void (*)(int, const char *));
 
 	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
 		return;
@@ -160,6 +163,7 @@ __attribute__((destructor)) static void fake_cupti_unload(void)
 #define P(x) fprintf(f, #x " %lu\n", n.x)
 	P(subscribe); P(subscribe_refused); P(finalize); P(enable); P(disable);
 	P(flush); P(flush_forced); P(latency); P(cb_enter); P(cb_exit); P(cb_op);
+	P(cb_other);
 	P(kernels); P(memcpys); P(memsets); P(syncs); P(lost);
 	P(buffers); P(refused);
 	n.busy_ns += busy_end - busy_start;
@@ -322,28 +326,68 @@ static uint32_t next_corr(void)
 	return __atomic_add_fetch(&st.corr, 1, __ATOMIC_RELAXED);
 }
 
-/* The subscriber's API callback, when its domain is enabled. */
-static void callback(CUpti_CallbackDomain d, int exit, uint32_t corr)
+/*
+ * The fake's callback ids: index + 1 in these lists (CUPTI's own ids
+ * differ; clients must ask cuptiGetCallbackName, as libgputrace does).
+ * A name not listed has id 0: its callback comes only with the whole
+ * domain enabled.
+ */
+static const char *const cb_names[CUPTI_CB_DOMAIN_SIZE][16] = {
+	[CUPTI_CB_DOMAIN_RUNTIME_API] = {
+		"cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync",
+		"cudaStreamSynchronize", "cudaGetDevice", "cudaStreamIsCapturing",
+	},
+	[CUPTI_CB_DOMAIN_DRIVER_API] = {
+		"cuLaunchKernel", "cuMemcpyHtoD_v2", "cuMemcpyDtoHAsync_v2",
+		"cuMemsetD8Async", "cuStreamSynchronize", "cuDeviceGet",
+		"cuCtxGetCurrent", "cuPointerGetAttributes", "cuFuncGetName",
+		"cuDevicePrimaryCtxRetain", "cuCtxSetCurrent", "cuMemAlloc_v2",
+	},
+};
+
+static uint32_t cb_id(CUpti_CallbackDomain d, const char *name)
+{
+	for (uint32_t i = 0; i < 16 && cb_names[d][i]; i++)
+		if (!strcmp(cb_names[d][i], name))
+			return i + 1;
+	return 0;
+}
+
+static int gpu_work(const char *name)
+{
+	return strstr(name, "Launch") || strstr(name, "Memcpy") ||
+	       strstr(name, "Memset") || strstr(name, "Synchronize");
+}
+
+/* The subscriber's API callback, when its domain or the call's id is
+ * enabled. */
+static void callback(CUpti_CallbackDomain d, int exit, uint32_t corr,
+		     const char *name)
 {
 	CUpti_CallbackData data = {
 		.callbackSite = exit ? CUPTI_API_EXIT : CUPTI_API_ENTER,
 		.correlationId = corr,
+		.functionName = name,
 	};
 	CUpti_CallbackFunc cb = st.cb;
+	uint32_t id = cb_id(d, name);
 
-	if (!cb || !__atomic_load_n(&st.domain[d], __ATOMIC_RELAXED))
+	if (!cb || !(__atomic_load_n(&st.domain[d], __ATOMIC_RELAXED) ||
+		     (id && __atomic_load_n(&st.one[d][id], __ATOMIC_RELAXED))))
 		return;
 	__atomic_fetch_add(exit ? &n.cb_exit : &n.cb_enter, 1, __ATOMIC_RELAXED);
 	if (!exit && d == CUPTI_CB_DOMAIN_DRIVER_API && cur.active)
 		__atomic_fetch_add(&n.cb_op, 1, __ATOMIC_RELAXED);
-	cb(st.user, d, 0, &data);
+	if (!exit && !gpu_work(name))
+		__atomic_fetch_add(&n.cb_other, 1, __ATOMIC_RELAXED);
+	cb(st.user, d, id, &data);
 }
 
 /* Every fake driver call's entry (site 0) and exit (1), as the real
  * driver tells CUPTI: a correlation id, the callbacks, and for the op in
  * progress its driver call's id, times and the kinds enabled then (no
  * nesting: each fake driver call returns before the next starts). */
-static void driver_hook(int site)
+static void driver_hook(int site, const char *sym)
 {
 	if (site == 0) {
 		drv_corr_now = next_corr();
@@ -354,9 +398,9 @@ static void driver_hook(int site)
 			cur.drv_t0 = mono();
 			memcpy(cur.on, st.enabled, sizeof(cur.on));
 		}
-		callback(CUPTI_CB_DOMAIN_DRIVER_API, 0, drv_corr_now);
+		callback(CUPTI_CB_DOMAIN_DRIVER_API, 0, drv_corr_now, sym);
 	} else {
-		callback(CUPTI_CB_DOMAIN_DRIVER_API, 1, drv_corr_now);
+		callback(CUPTI_CB_DOMAIN_DRIVER_API, 1, drv_corr_now, sym);
 		if (cur.active)
 			cur.drv_t1 = mono();
 	}
@@ -392,6 +436,18 @@ static void call_records(void)
 	}
 }
 
+/* The runtime call that would make the op. */
+static const char *rt_name(void)
+{
+	static const char *const names[] = {
+		[FAKE_GPU_NONE] = "cudaGetDevice", [FAKE_GPU_KERNEL] = "cudaLaunchKernel",
+		[FAKE_GPU_MEMCPY] = "cudaMemcpyAsync", [FAKE_GPU_MEMSET] = "cudaMemsetAsync",
+		[FAKE_GPU_SYNC] = "cudaStreamSynchronize",
+	};
+
+	return names[cur.op.kind <= FAKE_GPU_SYNC ? cur.op.kind : 0];
+}
+
 /* The runtime call around the op (its callbacks with FAKE_CUPTI_RUNTIME=1). */
 EXPORT void fake_cupti_begin(const struct fake_gpu_op *op)
 {
@@ -402,7 +458,7 @@ EXPORT void fake_cupti_begin(const struct fake_gpu_op *op)
 	memcpy(cur.on, st.enabled, sizeof(cur.on));    /* until the driver call */
 	if (cfg.runtime) {
 		cur.rt_corr = next_corr();
-		callback(CUPTI_CB_DOMAIN_RUNTIME_API, 0, cur.rt_corr);
+		callback(CUPTI_CB_DOMAIN_RUNTIME_API, 0, cur.rt_corr, rt_name());
 	}
 	cur.active = 1;
 }
@@ -410,7 +466,7 @@ EXPORT void fake_cupti_begin(const struct fake_gpu_op *op)
 EXPORT void fake_cupti_end(void)
 {
 	if (cfg.runtime)
-		callback(CUPTI_CB_DOMAIN_RUNTIME_API, 1, cur.rt_corr);
+		callback(CUPTI_CB_DOMAIN_RUNTIME_API, 1, cur.rt_corr, rt_name());
 	pthread_mutex_lock(&st.lock);
 	if (cur.active && st.subscribed)
 		call_records();
@@ -484,6 +540,26 @@ EXPORT CUptiResult cuptiEnableDomain(uint32_t on, CUpti_SubscriberHandle s,
 	return CUPTI_SUCCESS;
 }
 
+EXPORT CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle s,
+				       CUpti_CallbackDomain d, CUpti_CallbackId id)
+{
+	if (!st.subscribed || s != (CUpti_SubscriberHandle)&st ||
+	    d <= CUPTI_CB_DOMAIN_INVALID || d >= CUPTI_CB_DOMAIN_SIZE || id >= 64)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	__atomic_store_n(&st.one[d][id], on ? 1 : 0, __ATOMIC_RELAXED);
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t id,
+					const char **name)
+{
+	if (!name || d <= CUPTI_CB_DOMAIN_INVALID || d >= CUPTI_CB_DOMAIN_SIZE ||
+	    !id || id > 16 || !cb_names[d][id - 1])
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*name = cb_names[d][id - 1];
+	return CUPTI_SUCCESS;
+}
+
 EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
 {
 	(void)s;
@@ -491,6 +567,7 @@ EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
 	st.subscribed = 0;
 	st.cb = NULL;
 	memset(st.domain, 0, sizeof(st.domain));
+	memset(st.one, 0, sizeof(st.one));
 	pthread_mutex_unlock(&st.lock);
 	return CUPTI_SUCCESS;
 }
@@ -550,6 +627,7 @@ EXPORT CUptiResult cuptiFinalize(void)
 	st.subscribed = 0;
 	st.cb = NULL;
 	memset(st.domain, 0, sizeof(st.domain));
+	memset(st.one, 0, sizeof(st.one));
 	memset(st.enabled, 0, sizeof(st.enabled));
 	pthread_mutex_unlock(&st.lock);
 	return CUPTI_SUCCESS;

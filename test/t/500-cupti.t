@@ -92,6 +92,8 @@ sub check_joins {
 	cmp_ok($r->{fc}{cb_op}, '>=', $t->{kernels} + $t->{copies} + $t->{sets} + $t->{syncs},
 	   "$what: a driver callback for each traced call that puts work on the GPU");
 	is($r->{fc}{cb_enter}, $r->{fc}{cb_exit}, "$what: callbacks come in pairs");
+	is($r->{fc}{cb_other}, 0, "$what: no callbacks for calls that put no "
+	   . "work on the GPU (cuDeviceGet, cuCtxGetCurrent...)");
 }
 
 subtest 'all: launches through the driver, joined exactly' => sub {
@@ -162,20 +164,16 @@ sub check_windows {
 	is($g->{records}{kernels}, $g->{launches_in_windows},
 	   "$what: no kernel record from outside the windows");
 	is($g->{records}{$_}, 0, "$what: $_ 0") for qw(unjoined orphans);
-	is($r->{fc}{cb_enter}, $r->{fc}{cb_exit}, "$what: callbacks come in pairs")
-		if $what ne 'finalize';
+	# (callbacks need not pair here: a window's domains go off, or CUPTI
+	# is detached, while a call is inside the driver)
 	cmp_ok($r->{fc}{cb_op}, '<', $t->{kernels} * 3 * 0.8,
 	       "$what: no callbacks outside windows");
 	my $start = $g->{windows}{first}[0][0];
 	cmp_ok($start, '>=', 200e6, "$what: the first window after the warm-up");
 }
 
-subtest 'windows, detached between them' => sub {
-	# Not the default (GPUTRACE_GPU_SWITCH=disable is): on a loaded machine a
-	# launch at a window's edge sometimes misses its record (309 of 310
-	# joined), a race in the detach path still to be found.
-	local $TODO = 'finalize: a launch at the window edge can go unjoined';
-	my $r = windows_run(GPUTRACE_GPU_SWITCH => 'finalize');
+subtest 'windows, detached between them (default)' => sub {
+	my $r = windows_run();
 
 	ran_ok($r, 'finalize') or return;
 	check_windows($r, 'finalize');
@@ -183,7 +181,7 @@ subtest 'windows, detached between them' => sub {
 	cmp_ok($r->{fc}{subscribe}, '>=', 2, 'subscribed again for the next one');
 };
 
-subtest 'windows, kinds disabled between them (default)' => sub {
+subtest 'windows, kinds disabled between them' => sub {
 	my $r = windows_run(GPUTRACE_GPU_SWITCH => 'disable');
 
 	ran_ok($r, 'disable') or return;
