@@ -37,6 +37,7 @@ void *gt_elf_find_global(const char *name);
  * library loaded (PyTorch's), from the lookup of a driver name ("cu...").
  */
 void gt_dl_untouched(int on);
+int gt_dl_untouched_now(void);
 int gt_dl_from_cupti(const void *pc, const char *name); /* notes it too */
 void gt_dl_note_object(const void *sym);
 int gt_dl_from_noted(const void *pc);

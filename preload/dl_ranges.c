@@ -18,6 +18,17 @@
 
 static struct { _Atomic uintptr_t lo, hi; } ranges[MAX_RANGES];
 static atomic_int nranges;
+static __thread int untouched __attribute__((tls_model("initial-exec")));
+
+void gt_dl_untouched(int on)
+{
+	untouched = on;
+}
+
+int gt_dl_untouched_now(void)
+{
+	return untouched;
+}
 
 struct span {
 	uintptr_t base;

@@ -76,8 +76,8 @@ static void *filter(const char *name, void *p)
 {
 	int op;
 
-	if (!p || !name || in_hook || !((name[0] == 'c' && name[1] == 'u') ||
-					(name[0] == 'n' && name[1] == 'c')))
+	if (!p || !name || in_hook || gt_dl_untouched_now() ||
+	    !((name[0] == 'c' && name[1] == 'u') || (name[0] == 'n' && name[1] == 'c')))
 		return p;
 	in_hook = 1;
 	if (name[0] == 'n')
@@ -136,11 +136,6 @@ static void *lookup_next(const char *name, const char *version, const void *call
 	else
 		gt_real_dlsym(RTLD_DEFAULT, name);
 	return NULL;
-}
-
-void gt_dl_untouched(int on)
-{
-	in_hook = on;
 }
 
 GT_EXPORT void *dlsym(void *handle, const char *name)

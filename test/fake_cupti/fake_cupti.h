@@ -24,6 +24,7 @@
  *   FAKE_CUPTI_DROPPED          records cuptiActivityGetNumDroppedRecords
  *                               reports (once)
  *   FAKE_CUPTI_RUNTIME=1        kernels correlate with the runtime call
+ *   FAKE_CUPTI_NO_NAMES=1       cuptiGetCallbackName names nothing
  *   FAKE_CUPTI_NO_KERNELS=1     kernel records never come (kernels that
  *                               never finish, as far as CUPTI tells)
  *   FAKE_CUPTI_COUNTS=PATH      at exit, "name value" lines: what the

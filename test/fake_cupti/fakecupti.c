@@ -23,7 +23,7 @@
 #define MAX_KINDS 64
 
 static struct {
-	int taken, runtime, no_kernels;
+	int taken, runtime, no_kernels, no_names;
 	uint64_t queue_ns, kernel_ns, copy_ns, dropped;
 	int64_t offset_ns, drift_ppm;
 	uint64_t t_load;
@@ -144,6 +144,7 @@ __attribute__((constructor)) static void fake_cupti_load(void)
 	cfg.taken = (int)env_num("FAKE_CUPTI_TAKEN", 0);
 	cfg.runtime = (int)env_num("FAKE_CUPTI_RUNTIME", 0);
 	cfg.no_kernels = (int)env_num("FAKE_CUPTI_NO_KERNELS", 0);
+	cfg.no_names = (int)env_num("FAKE_CUPTI_NO_NAMES", 0);
 	cfg.queue_ns = env_num("FAKE_CUPTI_QUEUE_NS", 20000);
 	cfg.kernel_ns = env_num("FAKE_CUPTI_KERNEL_NS", 10000);
 	cfg.copy_ns = env_num("FAKE_CUPTI_COPY_NS", 5000);
@@ -553,8 +554,8 @@ EXPORT CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle s,
 EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t id,
 					const char **name)
 {
-	if (!name || d <= CUPTI_CB_DOMAIN_INVALID || d >= CUPTI_CB_DOMAIN_SIZE ||
-	    !id || id > 16 || !cb_names[d][id - 1])
+	if (!name || cfg.no_names || d <= CUPTI_CB_DOMAIN_INVALID ||
+	    d >= CUPTI_CB_DOMAIN_SIZE || !id || id > 16 || !cb_names[d][id - 1])
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	*name = cb_names[d][id - 1];
 	return CUPTI_SUCCESS;

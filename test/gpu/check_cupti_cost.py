@@ -59,6 +59,7 @@ def run():
             order = MODES[r % len(MODES):] + MODES[:r % len(MODES)]
             for name, env in order:
                 ms[name].append(one(name, env))
+                print(f"  round {r + 1}: {name} {ms[name][-1]:.3f} ms/step", flush=True)
     except Exception as ex:             # report what was measured
         verdict("cupti-cost", False, f"{type(ex).__name__}: {str(ex)[:400]}")
     if not ms["untraced"]:

@@ -133,6 +133,7 @@ def bench_launch():
             env = None if modes[m] is None else traced(f"launch-{m}", modes[m])
             t, w = measure([exe] + reps, env, "ns_per_launch", f"launch_loop {m}")
             ns[m].append(t["ns_per_launch"])
+            print(f"  launch round {r + 1}: {m} {t['ns_per_launch']:.1f} ns", flush=True)
             clock.append(t["clock_ns"])
             if w:
                 lines[m] = (w, t["launches"])
@@ -192,6 +193,7 @@ def bench_torch(kind):
             e = None if env is None else traced(f"torch-{kind}-{name}", env)
             t, w = measure(torch_cmd(kind, extra), e, "ms_per_step", f"torch {kind} {name}")
             ms[name].append(t["ms_per_step"])
+            print(f"  {kind} round {r + 1}: {name} {t['ms_per_step']:.3f} ms/step", flush=True)
             if w:
                 dumps[name] = w
     base = statistics.median(ms["untraced"])

@@ -121,6 +121,17 @@ subtest 'cudart launches: the runtime call around the driver call joins' => sub 
 	check_joins($r, 'runtime');
 };
 
+subtest 'CUPTI names no callbacks: whole domains, still joined' => sub {
+	my $r = run_gpu([10], FAKE_CUPTI_RUNTIME => 1, FAKE_CUPTI_NO_NAMES => 1);
+	my $g = gpu($r);
+
+	ran_ok($r, 'no names') or return;
+	is($g->{launches_joined}, $r->{truth}{kernels}, 'every launch joined');
+	is($g->{copies_joined}, $r->{truth}{copies} + $r->{truth}{sets},
+	   'every copy and memset joined');
+	cmp_ok($r->{fc}{cb_other}, '>', 0, 'callbacks for every call (whole domains)');
+};
+
 subtest 'clock: offset and 300 ppm drift, queue delay still right' => sub {
 	my $r = run_gpu(['--sleep-us=20000', 40], FAKE_CUPTI_RUNTIME => 1,
 			FAKE_CUPTI_OFFSET_NS => '1700000000000000000',
