@@ -4,14 +4,17 @@
  * into CLOCK_MONOTONIC nanoseconds by the writer (internal.h: gt_stamp).
  *
  * The counter is used only where the kernel itself keeps time with it
- * (clocksource "tsc": invariant and in step across CPUs) and GPUTRACE_TSC
- * is not 0.  Each writer cycle takes a (counter, nanoseconds) pair after
- * it has seen which records it will drain, so every stamp it turns lies
- * between the last two pairs: interpolated, its error is a pair's own
- * jitter (tens of ns), and CLOCK_MONOTONIC's slewing by NTP is followed,
- * so host times stay on the clock that CUPTI's times are fitted to.
+ * (clocksource "tsc" at start: invariant and in step across CPUs) and
+ * GPUTRACE_TSC is not 0.  Each writer cycle takes a (counter, nanoseconds)
+ * pair, at least 1 ms after the last, once it has seen which records it
+ * will drain, so the stamps it turns lie between the last two pairs:
+ * interpolated, their error is a pair's own jitter (tens of ns), and
+ * CLOCK_MONOTONIC's slewing by NTP is followed, so host times stay on the
+ * clock that CUPTI's times are fitted to.  Nothing here runs on a
+ * program's thread but gt_stamp() and one pair at start.
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +29,9 @@ struct pair {
 
 /* The writer's: the last two pairs and the counter's period. */
 static struct pair prev, cur;
-static double ns_per_tick;
+static double ns_per_tick;          /* 0 until the first cycle */
+
+#define PERIOD_MIN_NS 1000000       /* pairs this far apart give the period */
 
 #if defined(__x86_64__) || defined(__i386__)
 static uint64_t ticks(void)
@@ -74,38 +79,34 @@ static int kernel_uses_tsc(void)
 void gt_tsc_init(void)
 {
 	const char *v = getenv("GPUTRACE_TSC");
-	uint64_t until;
 
 #if !defined(__x86_64__) && !defined(__i386__)
 	return;
 #endif
 	if ((v && !strcmp(v, "0")) || !kernel_uses_tsc())
 		return;
-	prev = take_pair();
-	until = prev.ns + 200000;           /* a first period, from 200 us */
-	while (gt_now() < until)
-		;
-	cur = take_pair();
-	if (cur.tsc <= prev.tsc)
-		return;
-	ns_per_tick = (double)(cur.ns - prev.ns) / (double)(cur.tsc - prev.tsc);
+	prev = cur = take_pair();       /* the period comes at the first cycle */
 	gt_tsc_on = 1;
 }
 
+/* Each writer cycle; the first waits (on the writer thread, never on the
+ * program's) until the counter's period can be read from 1 ms at least. */
 void gt_tsc_pair(void)
 {
 	struct pair p;
 
 	if (!gt_tsc_on)
 		return;
-	p = take_pair();
-	if (p.tsc <= cur.tsc || p.ns <= cur.ns)
-		return;
-	if (p.ns - cur.ns >= 1000000) {     /* 1 ms at least: a good period */
-		prev = cur;
-		ns_per_tick = (double)(p.ns - prev.ns) / (double)(p.tsc - prev.tsc);
+	if (!ns_per_tick) {
+		while (gt_now() < prev.ns + PERIOD_MIN_NS)
+			sched_yield();
 	}
+	p = take_pair();
+	if (p.tsc <= cur.tsc || p.ns < cur.ns + PERIOD_MIN_NS)
+		return;                 /* too close: stamps use the last period */
+	prev = cur;
 	cur = p;
+	ns_per_tick = (double)(cur.ns - prev.ns) / (double)(cur.tsc - prev.tsc);
 }
 
 uint64_t gt_tsc_to_ns(uint64_t stamp)

@@ -31,7 +31,7 @@
 /* Define sym and sym_in: return impl args, counting the call and its time. */
 #define FAKE_FN(sym, params, args, impl)                                   \
 	FAKE_COUNTER(sym)                                                  \
-	static CUresult CUDAAPI sym##_in params                            \
+	__attribute__((unused)) static CUresult CUDAAPI sym##_in params    \
 	{                                                                  \
 		uint64_t t0_ = fake_now();                                 \
 		CUresult rc_;                                              \
