@@ -455,6 +455,14 @@ static uint64_t busy_between(const struct model *m, uint64_t t0, uint64_t t1)
 	return m->gpu ? gpu_union_between(&m->gpu->all, t0, t1) : 0;
 }
 
+int gpu_no_window_yet(const struct model *m)
+{
+	const struct gpu_stats *s = m->gpu;
+
+	return s && s->have_state && s->state.state == GT_CUPTI_WAITING &&
+	       !s->windows && !s->open.start;
+}
+
 void gpu_finish(struct model *m)
 {
 	struct gpu_stats *s = m->gpu;

@@ -36,6 +36,8 @@ void gpu_add_event(struct model *m, const struct dump_reader *r,
 		   const struct dump_event *ev, struct row *row);
 /* Close the books (before nvtx_finish, which asks for busy time). */
 void gpu_finish(struct model *m);
+/* GPU windows were asked for, and the run ended before the first opened. */
+int gpu_no_window_yet(const struct model *m);
 void gpu_release(struct model *m);
 void gpu_row_free(struct row_gpu *g);
 

@@ -60,6 +60,12 @@ static void why_not(FILE *out, const struct gpu_stats *s)
 		fputs("  CUPTI refused to record (see the notes): host timing "
 		      "only\n", out);
 		break;
+	case GT_CUPTI_WAITING:
+		fprintf(out, "  no GPU window opened: the run ended before the first "
+			"(%.1f s after the first traced call,\n  "
+			"GPUTRACE_GPU_WARMUP_MS); GPUTRACE_GPU=all times every kernel "
+			"of a short run\n", s->state.warmup_ms / 1e3);
+		break;
 	default:
 		fputs("  off (GPUTRACE_GPU=off or GPUTRACE_CUPTI=0): host "
 		      "timing only\n", out);
@@ -258,7 +264,9 @@ void gpu_report_text(FILE *out, const struct model *m, size_t top)
 
 	if (!s || !s->have_state)
 		return;
-	fprintf(out, "\nGPU timeline (CUPTI %s, GPUTRACE_GPU=%s", gpu_cupti_name(s->state.state),
+	fprintf(out, "\nGPU timeline (CUPTI %s, GPUTRACE_GPU=%s",
+		s->state.state == GT_CUPTI_WAITING ? "not subscribed"
+						    : gpu_cupti_name(s->state.state),
 		gpu_mode_name(s->state.mode));
 	if (s->state.mode == GT_GPU_MODE_WINDOWS)
 		fprintf(out, ": %.2f s every %.2f s", s->state.window_ms / 1e3,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "analyzer/diagnosis_internal.h"
+#include "analyzer/gpu.h"
 #include "analyzer/memory.h"
 #include "analyzer/units.h"
 
@@ -353,7 +354,10 @@ void verdict_texts(const struct model *m, const struct diagnosis *d,
 	struct ctx c = { m, d, v, 0, d->have_gpu && d->steady.span_ns, NULL };
 
 	c.T = (double)(c.gpu ? d->steady.span_ns : d->host.span_ns);
-	if (!c.gpu)
+	if (!c.gpu && gpu_no_window_yet(m))
+		verdict_add_text(v, 0, "no GPU records: the run ended before the "
+				 "first GPU window (GPUTRACE_GPU=all for a short run)");
+	else if (!c.gpu)
 		verdict_add_text(v, 0, "no GPU records (CUPTI off, taken or "
 				 "missing): the host side only");
 	switch (v->cls) {

@@ -355,6 +355,14 @@ uint64_t gt_cupti_now(void)
 	return ts;
 }
 
+void gt_cupti_waiting(void)
+{
+	pthread_mutex_lock(&cs.lock);
+	if (!cs.state)
+		cs.state = GT_CUPTI_WAITING;
+	pthread_mutex_unlock(&cs.lock);
+}
+
 uint32_t gt_cupti_state(void)
 {
 	return cs.state;

@@ -98,6 +98,8 @@ void gt_cupti_detach(void);
 uint64_t gt_cupti_now(void);
 /* The state for GT_GPU_STATE (enum gt_cupti_state), version, names. */
 uint32_t gt_cupti_state(void);
+/* GPU windows, subscribing only when the first opens: say so until then. */
+void gt_cupti_waiting(void);
 uint32_t gt_cupti_version(void);
 const char *gt_cupti_path(void);
 const char *gt_cupti_holder(void);

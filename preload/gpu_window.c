@@ -296,6 +296,8 @@ static void first_cycle(uint64_t now)
 		gw.next_open = now;
 	} else if (gt_gpu_cfg.early) {
 		gt_cupti_attach();                  /* claim CUPTI, or say why */
+	} else {
+		gt_cupti_waiting();                 /* the dump says why none yet */
 	}
 }
 

@@ -534,6 +534,8 @@ enum gt_cupti_state {
 	GT_CUPTI_TAKEN = 3,         /* another subscriber holds CUPTI */
 	GT_CUPTI_MISSING = 4,       /* no libcupti could be loaded */
 	GT_CUPTI_FAILED = 5,        /* CUPTI refused (see the notes) */
+	GT_CUPTI_WAITING = 6,       /* windows: subscribed only when the first
+	                               opens (a run that ends before has none) */
 };
 
 enum gt_gpu_mode {

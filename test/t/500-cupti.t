@@ -214,6 +214,20 @@ subtest 'windows: never detached while kernels may still run' => sub {
 	is($g->{copies_joined}, $g->{copies_in_windows}, 'copies still joined');
 };
 
+subtest 'the default, a run shorter than the warm-up: no window, said why' => sub {
+	my $r = run_gpu([5], GPUTRACE_GPU => undef);
+	my $g = gpu($r);
+
+	ran_ok($r, 'short') or return;
+	is($g->{mode}, 'windows', 'GPU windows are the default');
+	is($g->{windows}{count}, 0, 'no window opened');
+	is($r->{fc}{subscribe}, 0, 'CUPTI never subscribed');
+	is($r->{fc}{cb_enter}, 0, 'no callbacks');
+	like(GtDump_text($r->{dump}), qr/no GPU window opened: the run ended before the first/,
+	     'the report says why there is no GPU timing');
+	unlike($r->{stderr}, qr/host side only/, 'nothing said on stderr');
+};
+
 subtest 'CUPTI held by another tool' => sub {
 	my $r = run_gpu([10], FAKE_CUPTI_TAKEN => 1);
 	my @lines = $r->{stderr} =~ /^(gputrace: CUPTI is held.*)$/mg;
