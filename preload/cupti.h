@@ -80,7 +80,8 @@ static inline void gt_cupti_early(void)
 int gt_cupti_attach(void);
 /* Start pushing ids, then enable the activity kinds; 0 on success. */
 int gt_cupti_enable(void);
-/* Disable the kinds; then gt_cupti_ids_off stops the pushes. */
+/* Disable the kinds; then gt_cupti_ids_off stops the join (and its
+ * callbacks). */
 void gt_cupti_disable(void);
 void gt_cupti_ids_off(void);
 /* Calls still inside a push (after the flag went down). */

@@ -28,7 +28,7 @@ void *gt_elf_find_global(const char *name);
 /*
  * CUPTI's own lookups of driver functions get the real ones, never our
  * wrappers: a profiler's internals are not the program's calls, and a
- * wrapper that pushes an id into CUPTI from inside CUPTI re-enters it.
+ * wrapper that calls into CUPTI from inside CUPTI re-enters it.
  * gt_dl_untouched(1) passes every lookup of this thread through (while
  * libcupti's constructors run); gt_dl_note_object() remembers the loaded
  * object holding `sym` so that calls from its code pass through;

@@ -93,8 +93,8 @@ static inline struct gt_rec *gt_rec_begin(void)
 
 /*
  * The id the record taken by gt_rec_begin will have in the dump (buffer
- * index << 40 | its number in the buffer): what the GPU-side records'
- * external correlation carries.  Only between begin and commit.
+ * index << 40 | its number in the buffer): what the GPU-side join
+ * (cupti_corr.c) publishes.  Only between begin and commit.
  */
 static inline uint64_t gt_rec_id(void)
 {
