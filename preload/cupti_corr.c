@@ -5,8 +5,9 @@
  * API callbacks while a window is open (cupti.h says why not external
  * correlation ids).
  *
- * CUPTI calls on_api() at the entry and exit of every runtime and driver
- * API call of the thread.  A runtime call's id is kept for the call's
+ * CUPTI calls gt_corr_on_api() at the entry and exit of the runtime and
+ * driver calls that can put work on the GPU or wait for it (cupti.c
+ * enables those).  A runtime call's id is kept for the call's
  * length, the last driver call's id for ours.  When the real driver call
  * of a traced wrapper returns, the wrapper publishes (driver id -> event)
  * and, for the first call of each class inside a runtime call, (runtime
