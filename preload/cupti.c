@@ -257,9 +257,7 @@ static CUptiResult callbacks(uint32_t on)
 			rc = gt_cupti.cuptiEnableCallback(on, cs.sub, domains[d],
 							  cb.id[d][i]);
 	}
-	if (rc != CUPTI_SUCCESS && on)
-		callbacks(0);
-	return rc;
+	return rc;                  /* on failure the caller turns all off */
 }
 
 static void disable_kinds(size_t n)

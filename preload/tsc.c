@@ -80,9 +80,7 @@ void gt_tsc_init(void)
 {
 	const char *v = getenv("GPUTRACE_TSC");
 
-#if !defined(__x86_64__) && !defined(__i386__)
-	return;
-#endif
+	/* (elsewhere than x86 the clocksource is never "tsc") */
 	if ((v && !strcmp(v, "0")) || !kernel_uses_tsc())
 		return;
 	prev = cur = take_pair();       /* the period comes at the first cycle */

@@ -388,12 +388,12 @@ static CUresult host_track(void *mem, size_t n, enum fake_kind kind)
 	return CUDA_SUCCESS;
 }
 
-static CUresult do_host_alloc(void **pp, size_t n, unsigned int flags)
+/* Host memory the driver allocates (pinned or managed), tracked as kind. */
+static CUresult alloc_tracked(void **pp, size_t n, enum fake_kind kind)
 {
 	CUresult rc = fake_ready();
 	void *mem;
 
-	(void)flags;
 	if (rc)
 		return rc;
 	if (!pp || !n)
@@ -401,12 +401,18 @@ static CUresult do_host_alloc(void **pp, size_t n, unsigned int flags)
 	mem = calloc(1, n);
 	if (!mem)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	rc = host_track(mem, n, FK_HOST);
+	rc = host_track(mem, n, kind);
 	if (rc)
 		free(mem);
 	else
 		*pp = mem;
 	return rc;
+}
+
+static CUresult do_host_alloc(void **pp, size_t n, unsigned int flags)
+{
+	(void)flags;
+	return alloc_tracked(pp, n, FK_HOST);
 }
 
 static CUresult do_alloc_host(void **pp, size_t n)
@@ -454,21 +460,11 @@ static CUresult do_free_host(void *p)
 
 static CUresult do_alloc_managed(CUdeviceptr *p, size_t n, unsigned int flags)
 {
-	CUresult rc = fake_ready();
-	void *mem;
+	void *mem = NULL;
+	CUresult rc = alloc_tracked(p ? &mem : NULL, n, FK_MANAGED);
 
 	(void)flags;
-	if (rc)
-		return rc;
-	if (!p || !n)
-		return CUDA_ERROR_INVALID_VALUE;
-	mem = calloc(1, n);
-	if (!mem)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	rc = host_track(mem, n, FK_MANAGED);
-	if (rc)
-		free(mem);
-	else
+	if (rc == CUDA_SUCCESS)
 		*p = (CUdeviceptr)(uintptr_t)mem;
 	return rc;
 }
