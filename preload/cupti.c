@@ -34,6 +34,7 @@ static struct {
 	int subscribed;
 	int enabled;
 	int latency_asked;
+	int latency_unsafe;         /* left off: this CUPTI can deadlock */
 	int forgotten;              /* a forked child */
 	uint32_t state;             /* enum gt_cupti_state, 0 = not yet */
 	uint32_t version;
@@ -143,6 +144,31 @@ static CUptiResult subscribe_call(void)
 	return gt_cupti.cuptiSubscribe(&cs.sub, gt_corr_on_api, NULL);
 }
 
+/*
+ * Launch latency timestamps (queued, submitted) by default only where
+ * CUPTI is safe with them: before CUDA 13.4 Update 1 a launch that
+ * allocates a CUPTI device buffer can deadlock (CUPTI's release notes).
+ * On the H200 with CUPTI 13.0 a launch-bound PyTorch loop with them on
+ * hung after about 146000 kernels, twice (GPUTRACE_GPU=all; windows,
+ * without them, never did); GPUTRACE_CUPTI_LATENCY=1 asks for them
+ * anyway.
+ */
+#define LATENCY_SAFE_VERSION 130401
+
+static int latency_wanted(void)
+{
+	if (gt_gpu_cfg.latency >= 0)
+		return gt_gpu_cfg.latency;
+	if (cs.version < LATENCY_SAFE_VERSION)
+		cs.latency_unsafe = 1;
+	return !cs.latency_unsafe;
+}
+
+int gt_cupti_latency_unsafe(void)
+{
+	return cs.latency_unsafe;
+}
+
 static int subscribe(void)
 {
 	CUptiResult rc = subscribe_call();
@@ -157,7 +183,7 @@ static int subscribe(void)
 		cs.why = result_string(rc);
 		return -1;
 	}
-	if (!cs.latency_asked && gt_gpu_cfg.latency &&
+	if (!cs.latency_asked && latency_wanted() &&
 	    gt_cupti.cuptiActivityEnableLatencyTimestamps)
 		gt_cupti.cuptiActivityEnableLatencyTimestamps(1);
 	cs.latency_asked = 1;

@@ -7,7 +7,8 @@
  *   wait  --(time)-->  open: attach, clock pair, enable kinds, window chunk
  *   open  --(window_ms, or never with GPUTRACE_GPU=all)-->  close: disable,
  *         window chunk, clock pair, forced flush
- *   drain --(DRAIN_MS, no wrapper inside a push)-->  forced flush, detach
+ *   drain --(every record the window's work should bring came, else
+ *         DRAIN_MS; no wrapper inside a push)-->  forced flush, detach
  *         (GPUTRACE_GPU_SWITCH=finalize), wait for the next period
  *
  * Records of kernels launched in a window but still running when it
@@ -15,6 +16,7 @@
  * and everything CUPTI holds is flushed.
  */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,8 @@
 #include "preload/writer.h"
 
 #define MS 1000000ull
-#define DRAIN_MS 500                /* after a window, for late records */
+#define DRAIN_MS 500                /* after a window, for late records
+                                       (detached sooner once all came) */
 #define DRAIN_MAX_MS 30000          /* ... and at most, waiting to detach */
 #define CLOCK_EVERY_MS 10000        /* clock pairs while a window is open */
 #define CLOCK_BATCH_MS 100          /* ... and before records, at most */
@@ -36,6 +39,11 @@ struct gt_gpu_cfg gt_gpu_cfg;
 atomic_int gt_cupti_early_done;
 
 enum phase { P_START, P_WAIT, P_OPEN, P_DRAIN, P_DONE };
+
+/* What switching CUPTI on and off took (the writer thread's time, during
+ * which CUPTI may hold the program's CUDA calls too): said in notes. */
+enum sw { SW_ATTACH, SW_ENABLE, SW_DISABLE, SW_DETACH, SW_N };
+#define SWITCH_NOTES 3              /* windows noted one by one */
 
 static struct {
 	enum phase phase;
@@ -47,6 +55,9 @@ static struct {
 	uint32_t path_str;
 	struct gt_gpu_drops drops;  /* as last written */
 	unsigned generation;        /* gt_generation the session belongs to */
+	uint64_t took[SW_N];        /* this window's switching, ns */
+	uint64_t took_all[SW_N];    /* all windows' */
+	int first_work_seen;        /* the first window's warm-up is counting */
 } gw;
 
 /* ---- settings ------------------------------------------------------------ */
@@ -88,6 +99,7 @@ static void load_settings(void)
 	static const char *const modes[] = { "windows", "all", "off" };
 	static const char *const switches[] = { "disable", "finalize" };
 	static const char *const graphs[] = { "nodes", "graph" };
+	static const char *const latency[] = { "0", "1", "auto" };
 	struct gt_gpu_cfg *c = &gt_gpu_cfg;
 
 	c->cupti = (int)env_ms("GPUTRACE_CUPTI", 1, 0, 1);
@@ -107,7 +119,9 @@ static void load_settings(void)
 	c->buffer_bytes = (size_t)env_ms("GPUTRACE_CUPTI_BUFFER_KB", 4096, 64,
 					 1 << 20) << 10;
 	c->flush_ms = env_ms("GPUTRACE_CUPTI_FLUSH_MS", 100, 1, 60000);
-	c->latency = (int)env_ms("GPUTRACE_CUPTI_LATENCY", 1, 0, 1);
+	c->latency = env_word("GPUTRACE_CUPTI_LATENCY", latency, 3, 2);
+	if (c->latency == 2)
+		c->latency = -1;    /* auto: where CUPTI is safe with them */
 	c->early = (int)env_ms("GPUTRACE_CUPTI_EARLY",
 			       c->mode == GT_GPU_MODE_ALL, 0, 1);
 	if (c->period_ms < c->window_ms)
@@ -118,15 +132,47 @@ static void load_settings(void)
 
 /* ---- what the dump learns ------------------------------------------------ */
 
-static void put_note(const char *fmt, const char *a, const char *b)
+static void put_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void put_note(const char *fmt, ...)
 {
 	char note[512];
 	uint32_t level = 0;
-	int n = snprintf(note, sizeof(note), fmt, a, b);
+	va_list ap;
+	int n;
 
+	va_start(ap, fmt);
+	n = vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
 	if (n > 0)
 		gt_writer_side_chunk(GT_CHUNK_NOTE, &level, sizeof(level), note,
 				     (size_t)n < sizeof(note) ? (size_t)n : sizeof(note) - 1);
+}
+
+static uint64_t timed_since(enum sw what, uint64_t t0)
+{
+	uint64_t t1 = gt_now(), d = t1 - t0;
+
+	gw.took[what] += d;
+	gw.took_all[what] += d;
+	return t1;
+}
+
+#define SW_MS(a, i) ((double)(a)[i] / 1e6)
+
+/* One window's switching, for the first few (and in the debug output). */
+static void note_switching(void)
+{
+	gt_debug("gputrace: window %u: CUPTI attach %.1f ms, enable %.1f ms, "
+		 "disable %.1f ms, detach %.1f ms\n", gw.seq, SW_MS(gw.took, 0),
+		 SW_MS(gw.took, 1), SW_MS(gw.took, 2), SW_MS(gw.took, 3));
+	if (gw.seq <= SWITCH_NOTES)
+		put_note("gpu: window %u: switching CUPTI on took %.1f ms (attach "
+			 "%.1f, enable %.1f), off %.1f ms (disable %.1f, detach %.1f)",
+			 gw.seq, SW_MS(gw.took, 0) + SW_MS(gw.took, 1),
+			 SW_MS(gw.took, 0), SW_MS(gw.took, 1),
+			 SW_MS(gw.took, 2) + SW_MS(gw.took, 3), SW_MS(gw.took, 2),
+			 SW_MS(gw.took, 3));
+	memset(gw.took, 0, sizeof(gw.took));
 }
 
 static void say_host_only(void)
@@ -168,10 +214,14 @@ static void put_state(void)
 	gw.state_written = state;
 	say_host_only();
 	if (state == GT_CUPTI_TAKEN)
-		put_note("gpu: CUPTI is held by another tool (%s%s): no GPU timing",
-			 *holder ? holder : "not named", "");
+		put_note("gpu: CUPTI is held by another tool (%s): no GPU timing",
+			 *holder ? holder : "not named");
 	else if (state == GT_CUPTI_MISSING || state == GT_CUPTI_FAILED)
-		put_note("gpu: no GPU timing: %s%s", gt_cupti_why(), "");
+		put_note("gpu: no GPU timing: %s", gt_cupti_why());
+	else if (state == GT_CUPTI_ON && gt_cupti_latency_unsafe())
+		put_note("gpu: launch latency timestamps off: CUPTI API version %u "
+			 "can deadlock a launch with them (fixed in CUDA 13.4 Update 1); "
+			 "GPUTRACE_CUPTI_LATENCY=1 asks for them", gt_cupti_version());
 }
 
 static void put_window(uint64_t start, uint64_t end)
@@ -220,7 +270,11 @@ static void put_drops(void)
 
 static void open_window(uint64_t now)
 {
-	if (gt_cupti_attach()) {
+	uint64_t t = now;
+	int failed = gt_cupti_attach();
+
+	t = timed_since(SW_ATTACH, t);
+	if (failed) {
 		/* held by another tool: maybe free at the next period */
 		gw.phase = gt_cupti_state() == GT_CUPTI_TAKEN ? P_WAIT : P_DONE;
 		gw.next_open = now + (uint64_t)gt_gpu_cfg.period_ms * MS;
@@ -228,7 +282,9 @@ static void open_window(uint64_t now)
 	}
 	put_clock(now);
 	gt_cupti_work_reset();
-	if (gt_cupti_enable()) {
+	failed = gt_cupti_enable();
+	timed_since(SW_ENABLE, t);
+	if (failed) {
 		gw.phase = P_DONE;
 		return;
 	}
@@ -247,6 +303,7 @@ static void close_window(void)
 	gw.closed = gt_now();
 	gt_cupti_disable();
 	gt_cupti_ids_off();
+	timed_since(SW_DISABLE, gw.closed);
 	put_window(gw.opened, gw.closed);
 	put_clock(gw.closed);
 	gt_cupti_flush(0);          /* forced only once late kernels are done */
@@ -270,10 +327,15 @@ static void end_drain(uint64_t now)
 		due = gw.closed + DRAIN_MAX_MS * MS;
 	if (gt_gpu_cfg.finalize && !done && now < due)
 		return;                 /* step() keeps flushing meanwhile */
-	if (gt_gpu_cfg.finalize && done)
+	if (gt_gpu_cfg.finalize && done) {
+		uint64_t t = gt_now();
+
 		gt_cupti_detach();
-	else
+		timed_since(SW_DETACH, t);
+	} else {
 		gt_cupti_flush(1);
+	}
+	note_switching();
 	gw.next_open = gw.opened + (uint64_t)gt_gpu_cfg.period_ms * MS;
 	if (gw.next_open <= now)
 		gw.next_open = now + MS;
@@ -285,7 +347,7 @@ static void first_cycle(uint64_t now)
 {
 	atomic_store(&gt_cupti_early_done, 1);      /* too late for "early" */
 	gw.phase = P_WAIT;
-	gw.next_open = now + (uint64_t)gt_gpu_cfg.warmup_ms * MS;
+	gw.next_open = now + (uint64_t)gt_gpu_cfg.warmup_ms * MS;  /* see first_window_due */
 	if (gw.early_opened) {                      /* GPUTRACE_GPU=all, early */
 		gw.opened = gw.early_opened;
 		gw.seq++;
@@ -301,10 +363,34 @@ static void first_cycle(uint64_t now)
 	}
 }
 
+/*
+ * The first window's warm-up counts from the program's first GPU work,
+ * not from its start: loading a framework and a data set can take longer
+ * than the warm-up, and a window before any launch times nothing.
+ */
+static int first_window_due(void)
+{
+	uint64_t first = gt_writer_first_work();
+
+	if (gw.first_work_seen)
+		return 1;
+	if (!first)
+		return 0;
+	gw.first_work_seen = 1;
+	gw.next_open = first + (uint64_t)gt_gpu_cfg.warmup_ms * MS;
+	gt_debug("gputrace: first GPU work %.3f s after the start: the first "
+		 "window opens %u ms later\n", (double)(first - gt_start_ns) / 1e9,
+		 gt_gpu_cfg.warmup_ms);
+	return 1;
+}
+
 static void step(uint64_t now)
 {
 	switch (gw.phase) {
 	case P_WAIT:
+		if (!gw.seq && gt_gpu_cfg.mode == GT_GPU_MODE_WINDOWS &&
+		    !first_window_due())
+			break;
 		if (now >= gw.next_open)
 			open_window(now);
 		break;
@@ -315,8 +401,9 @@ static void step(uint64_t now)
 		else if (now - gw.last_clock >= CLOCK_EVERY_MS * MS)
 			put_clock(now);
 		break;
-	case P_DRAIN:
-		if (now >= gw.closed + DRAIN_MS * MS)
+	case P_DRAIN:       /* detached as soon as the records are in */
+		if ((gt_gpu_cfg.finalize && gt_cupti_work_done() &&
+		     !gt_cupti_inflight()) || now >= gw.closed + DRAIN_MS * MS)
 			end_drain(now);
 		break;
 	default:
@@ -334,6 +421,15 @@ static void final_step(void)
 {
 	if (gw.phase == P_OPEN)
 		close_window();
+	if (gw.phase == P_DRAIN)
+		note_switching();
+	if (gw.seq > 1)
+		put_note("gpu: switching CUPTI on and off for %u windows took %.1f ms "
+			 "(attach %.1f, enable %.1f, disable %.1f, detach %.1f)", gw.seq,
+			 SW_MS(gw.took_all, 0) + SW_MS(gw.took_all, 1) +
+			 SW_MS(gw.took_all, 2) + SW_MS(gw.took_all, 3),
+			 SW_MS(gw.took_all, 0), SW_MS(gw.took_all, 1),
+			 SW_MS(gw.took_all, 2), SW_MS(gw.took_all, 3));
 	gt_cupti_flush(1);          /* nothing when detached */
 	put_clock(gt_now());
 	gw.phase = P_DONE;
@@ -366,7 +462,7 @@ static void gpu_cycle(int final)
 		if (gt_gpu_cfg.mode == GT_GPU_MODE_OFF) {
 			put_state();
 			if (!gt_gpu_cfg.cupti) {    /* asked for; said once */
-				put_note("gpu: no GPU timing (GPUTRACE_CUPTI=0)%s%s", "", "");
+				put_note("gpu: no GPU timing (GPUTRACE_CUPTI=0)");
 				gt_warn_once("gputrace: GPUTRACE_CUPTI=0: tracing the "
 					     "host side only\n");
 			}

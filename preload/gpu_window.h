@@ -39,7 +39,8 @@ struct gt_gpu_cfg {
 	size_t buffer_bytes;        /* GPUTRACE_CUPTI_BUFFER_KB (4096) */
 	uint32_t flush_ms;          /* GPUTRACE_CUPTI_FLUSH_MS (100) */
 	int latency;                /* GPUTRACE_CUPTI_LATENCY: queued and
-	                               submitted times of kernels (1) */
+	                               submitted times of kernels: 1, 0, or
+	                               -1 where CUPTI is safe with them */
 	int early;                  /* GPUTRACE_CUPTI_EARLY: subscribe before
 	                               CUDA initializes (1), else at the
 	                               first window */

@@ -59,6 +59,7 @@ static struct {
 	size_t ev_len;
 	uint32_t ev_count;
 	uint64_t prev_t0;
+	_Atomic uint64_t first_work;    /* time of the first call giving the GPU work */
 } w = { .side_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void (*cycle_hooks[GT_CYCLE_HOOKS])(int final);
@@ -192,6 +193,10 @@ static void encode(const struct gt_rec *r)
 	uint8_t *p = w.ev + w.ev_len;
 	uint64_t t0 = gt_tsc_to_ns(r->t0), t1 = gt_tsc_to_ns(r->t1);
 
+	if (unlikely(!atomic_load_explicit(&w.first_work, memory_order_relaxed)) &&
+	    (d->kind == GT_KIND_LAUNCH || d->kind == GT_KIND_COPY ||
+	     d->kind == GT_KIND_SET || d->kind == GT_KIND_GRAPH))
+		atomic_store_explicit(&w.first_work, t0 ? t0 : 1, memory_order_relaxed);
 	p = gt_varint_put(p, r->op);
 	p = gt_varint_put(p, gt_zigzag((int64_t)(t0 - w.prev_t0)));
 	p = gt_varint_put(p, t1 >= t0 ? t1 - t0 : 0);
@@ -597,5 +602,11 @@ void gt_writer_forget(void)
 	gt_idmap_free(&w.shapes);
 	gt_idmap_free(&w.streams);
 	memset(&w, 0, offsetof(__typeof__(w), ev));
+	atomic_store(&w.first_work, 0);
 	pthread_mutex_init(&w.side_lock, NULL);
+}
+
+uint64_t gt_writer_first_work(void)
+{
+	return atomic_load_explicit(&w.first_work, memory_order_relaxed);
 }

@@ -67,4 +67,8 @@ uint32_t gt_writer_string(const char *s, size_t len);
  */
 void gt_writer_on_cycle(void (*fn)(int final));
 
+/* When the first launch, copy, memset or graph launch that the writer
+ * drained was made (0: none yet): GPU windows count their warm-up from it. */
+uint64_t gt_writer_first_work(void);
+
 #endif /* GPUTRACE_PRELOAD_WRITER_H */

@@ -24,7 +24,7 @@
 
 static struct {
 	int taken, runtime, no_kernels, no_names;
-	uint64_t queue_ns, kernel_ns, copy_ns, dropped;
+	uint64_t queue_ns, kernel_ns, copy_ns, dropped, version;
 	int64_t offset_ns, drift_ppm;
 	uint64_t t_load;
 	const char *counts;
@@ -152,6 +152,7 @@ __attribute__((constructor)) static void fake_cupti_load(void)
 	cfg.offset_ns = env_signed("FAKE_CUPTI_OFFSET_NS");
 	cfg.drift_ppm = env_signed("FAKE_CUPTI_DRIFT_PPM");
 	cfg.counts = getenv("FAKE_CUPTI_COUNTS");
+	cfg.version = env_num("FAKE_CUPTI_VERSION", CUPTI_API_VERSION);
 	cfg.t_load = mono();
 }
 
@@ -479,7 +480,7 @@ EXPORT void fake_cupti_end(void)
 
 EXPORT CUptiResult cuptiGetVersion(uint32_t *v)
 {
-	*v = CUPTI_API_VERSION;
+	*v = (uint32_t)cfg.version;  /* FAKE_CUPTI_VERSION, else the header's */
 	return CUPTI_SUCCESS;
 }
 

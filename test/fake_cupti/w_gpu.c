@@ -4,12 +4,14 @@
  * way cudart does (so the tracer attaches CUPTI before cuInit) and tells
  * the fake CUPTI what GPU work each call makes (fake_cupti.h).
  *
- *   w_gpu [--sleep-us=N] [--threads=T] [ITERS]
+ *   w_gpu [--sleep-us=N] [--threads=T] [--idle-ms=M] [ITERS]
  *
  * Each iteration on each thread: two kernel launches (vecAdd 4x256,
  * scale 2x128), a HtoD copy of 4096 bytes (pageable), a DtoH async copy
  * of 8192 bytes (pageable), a memset of 1000 bytes, a stream sync; then
- * it sleeps N microseconds.  Prints "truth ..." lines with the counts.
+ * it sleeps N microseconds.  --idle-ms: M milliseconds between CUDA's
+ * start and the first launch (a framework loading its data).  Prints
+ * "truth ..." lines with the counts.
  */
 #include <pthread.h>
 #include <time.h>
@@ -38,7 +40,7 @@ static struct {
 
 static CUcontext ctx;
 static CUfunction vecadd, scale;
-static long iters = 10, sleep_us;
+static long iters = 10, sleep_us, idle_ms;
 
 /* fake_cupti_begin, the call, fake_cupti_end. */
 #define ON_GPU(opinit, call)                                               \
@@ -135,7 +137,8 @@ int main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (wl_opt_int(argv[i], "--sleep-us", &sleep_us) ||
-		    wl_opt_int(argv[i], "--threads", &threads))
+		    wl_opt_int(argv[i], "--threads", &threads) ||
+		    wl_opt_int(argv[i], "--idle-ms", &idle_ms))
 			continue;
 		iters = strtol(argv[i], NULL, 10);
 	}
@@ -143,6 +146,12 @@ int main(int argc, char **argv)
 		threads = 1;
 	lookup();
 	setup();
+	if (idle_ms) {      /* a traced call first: the dump starts there */
+		struct timespec idle = { idle_ms / 1000, idle_ms % 1000 * 1000000 };
+
+		WL_CK(api.sync(NULL));
+		nanosleep(&idle, NULL);
+	}
 	for (long i = 0; i < threads; i++)
 		if (pthread_create(&t[i], NULL, thread_main, NULL))
 			exit(WL_EXIT_FAIL);

@@ -102,7 +102,9 @@ subtest 'all: launches through the driver, joined exactly' => sub {
 	ran_ok($r, 'driver') or return;
 	check_joins($r, 'driver');
 	is($r->{fc}{subscribe}, 1, 'subscribed once');
-	is($r->{fc}{latency}, 1, 'latency timestamps asked for, before cuInit');
+	is($r->{fc}{latency} // 0, 0, 'no latency timestamps from CUPTI 13.0 (it can deadlock)');
+	like(join("\n", @{ $r->{json}{notes} }), qr/launch latency timestamps off: CUPTI API version 130001/,
+	     'the dump says why');
 	is($r->{fc}{finalize}, 0, 'not detached with GPUTRACE_GPU=all');
 	is(gpu($r)->{windows}{count}, 1, 'one window');
 	cmp_ok(gpu($r)->{clock}{offset_ns}, '<', -1.6e18, 'the clock offset is seen');
@@ -190,6 +192,11 @@ subtest 'windows, detached between them (default)' => sub {
 	check_windows($r, 'finalize');
 	cmp_ok($r->{fc}{finalize}, '>=', 1, 'cuptiFinalize between windows');
 	cmp_ok($r->{fc}{subscribe}, '>=', 2, 'subscribed again for the next one');
+	my $notes = join("\n", @{ $r->{json}{notes} });
+	like($notes, qr/window 1: switching CUPTI on took [\d.]+ ms \(attach [\d.]+, enable [\d.]+\), off [\d.]+ ms \(disable [\d.]+, detach [\d.]+\)/,
+	     'what switching took, in the notes');
+	like($notes, qr/switching CUPTI on and off for \d+ windows took [\d.]+ ms/,
+	     'and for all windows');
 };
 
 subtest 'windows, kinds disabled between them' => sub {
@@ -212,6 +219,39 @@ subtest 'windows: never detached while kernels may still run' => sub {
 	is($r->{fc}{subscribe}, 1, 'and stayed subscribed');
 	cmp_ok($g->{windows}{count}, '>=', 2, 'windows went on');
 	is($g->{copies_joined}, $g->{copies_in_windows}, 'copies still joined');
+};
+
+subtest 'launch latency timestamps: where CUPTI is safe, or when asked' => sub {
+	for my $case ([{ FAKE_CUPTI_VERSION => 130401 }, 1, 'CUPTI 13.4 Update 1'],
+		      [{ GPUTRACE_CUPTI_LATENCY => 1 }, 1, 'asked for on 13.0'],
+		      [{ GPUTRACE_CUPTI_LATENCY => 0, FAKE_CUPTI_VERSION => 130401 }, 0,
+		       'turned off on 13.4']) {
+		my ($env, $want, $what) = @$case;
+		my $r = run_gpu([5], %$env);
+
+		ran_ok($r, $what) or next;
+		is($r->{fc}{latency} // 0, $want, "$what: asked for $want time(s), before cuInit");
+		unlike(join("\n", @{ $r->{json}{notes} }), qr/latency timestamps off/,
+		       "$what: no note");
+	}
+};
+
+subtest 'the warm-up counts from the first launch, not from the start' => sub {
+	# CUDA starts, then 600 ms pass before the first launch (a framework
+	# loading its data); warm-up 300 ms, so from the start it would end
+	# before any launch.
+	my $r = run_gpu(['--idle-ms=600', '--sleep-us=5000', 150], GPUTRACE_GPU => 'windows',
+			GPUTRACE_GPU_WARMUP_MS => 300, GPUTRACE_GPU_WINDOW_MS => 200,
+			GPUTRACE_GPU_PERIOD_MS => 100000);
+	my $g = gpu($r);
+
+	ran_ok($r, 'idle start') or return;
+	is($g->{windows}{count}, 1, 'one window');
+	cmp_ok($g->{windows}{first}[0][0], '>=', 850e6,
+	       'it opened 300 ms after the first launch, at 600 ms')
+		or diag("first window at $g->{windows}{first}[0][0] ns");
+	cmp_ok($g->{launches_in_windows}, '>', 0, 'launches in it');
+	is($g->{launches_joined}, $g->{launches_in_windows}, 'all joined');
 };
 
 subtest 'the default, a run shorter than the warm-up: no window, said why' => sub {
