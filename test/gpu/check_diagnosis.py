@@ -26,9 +26,10 @@ from gpulib import run as sh
 SUITE = "examples/diagnose"
 NEAR = 0.10
 # GT_DIAG_GPU=all: GPU records for the whole run, short runs.  Default: the
-# library's default mode, windows: one window of 1 s, 2.5 s after the first
-# CUDA call; each workload runs its steps for 4.5 s (DIAG_UNTIL, from the
-# start of its loop, which comes after its first CUDA call), so the window
+# library's default mode, windows: one window of 1 s, 2.5 s after the
+# program's first GPU work (its first launch or copy: importing PyTorch
+# takes seconds before that, 12 s on the H200 once); each workload runs its
+# steps for 4.5 s (DIAG_UNTIL, from the start of its loop), so the window
 # falls inside them and is closed and drained before the program exits.
 
 
