@@ -300,10 +300,12 @@ def run_all():
     for name, part in parts:
         if name in skip:
             continue
+        t0 = datetime.datetime.now()
         try:
             part()
         except Exception as e:          # one broken part must not hide the rest
             verdict(name, False, f"{type(e).__name__}: {str(e)[:500]}")
+        print(f"  [{name}: {(datetime.datetime.now() - t0).total_seconds():.0f} s]", flush=True)
     write_md(info)
 
 
