@@ -43,6 +43,7 @@ static void thread_exited(void *arg)
 	atomic_fetch_add(&exited_pending, 1);
 	atomic_store_explicit(&ring->exited, 1, memory_order_release);
 	gt_self.ring = NULL;
+	gt_self.recs = NULL;
 }
 
 static void make_exit_key(void)
@@ -132,6 +133,11 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t)
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, ring);
 	ring_push(ring);
+	t->recs = ring->recs;
+	t->head = 0;
+	t->tail_seen = 0;
+	t->mask = ring->mask;
+	t->id_base = (uint64_t)ring->index << 40;
 	t->ring = ring;
 	gt_writer_start();
 	return ring;

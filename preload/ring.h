@@ -34,13 +34,26 @@ struct gt_ring {
 	struct gt_rec recs[];
 };
 
-/* Per-thread state, reached through initial-exec TLS. */
+/*
+ * Per-thread state, reached through initial-exec TLS.  What the hot path
+ * reads is here, on one cache line, not behind the ring pointer: a real
+ * driver's launch evicts our lines from L1 between two calls, and each
+ * line reached through another (TLS -> ring -> head, tail, mask -> slot)
+ * is a miss waited for in turn (test/bench/launch_cost.c measures it).
+ * The producer keeps its own head and the last tail it saw; it reads the
+ * shared tail only when the ring looks full.
+ */
 struct gt_thread {
+	struct gt_rec *recs;        /* ring->recs */
+	uint64_t head;              /* records published: ring->head's value */
+	uint64_t tail_seen;         /* ring->tail when last read (<= the real one) */
+	uint64_t mask;              /* ring->mask */
+	uint64_t id_base;           /* ring->index << 40 (gt_rec_id) */
 	struct gt_ring *ring;
 	unsigned generation;        /* gt_generation when ring was taken */
 	int busy;                   /* inside a wrapper: nested calls pass */
 	int no_ring;                /* the memory budget is spent */
-};
+} __attribute__((aligned(64)));
 
 extern __thread struct gt_thread gt_self;
 extern _Atomic uint64_t gt_drops_no_ring;   /* threads without a ring */
@@ -63,32 +76,34 @@ void gt_ring_forget_all(void);
  * Take the next free slot of the calling thread's ring, or NULL when the
  * event is not to be recorded (tracing off, nested call, ring full).
  */
-static inline struct gt_rec *gt_rec_begin(void)
+gt_hot_inline struct gt_rec *gt_rec_begin(void)
 {
 	struct gt_thread *t = &gt_self;
-	struct gt_ring *ring = t->ring;
-	uint64_t head, tail;
+	uint64_t head;
 
 	if (unlikely(!atomic_load_explicit(&gt_active, memory_order_relaxed)))
 		return NULL;
 	if (unlikely(t->busy))
 		return NULL;
-	if (unlikely(!ring || t->generation !=
+	if (unlikely(!t->ring || t->generation !=
 		     atomic_load_explicit(&gt_generation, memory_order_relaxed))) {
-		ring = gt_thread_attach(t);
-		if (!ring)
+		if (!gt_thread_attach(t))
 			return NULL;
 	}
-	head = atomic_load_explicit(&ring->head, memory_order_relaxed);
-	tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
-	if (unlikely(head - tail > ring->mask)) {
-		atomic_store_explicit(&ring->drops,
-				      atomic_load_explicit(&ring->drops, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-		return NULL;
+	head = t->head;
+	if (unlikely(head - t->tail_seen > t->mask)) {
+		struct gt_ring *ring = t->ring;
+
+		t->tail_seen = atomic_load_explicit(&ring->tail, memory_order_acquire);
+		if (head - t->tail_seen > t->mask) {
+			atomic_store_explicit(&ring->drops,
+					      atomic_load_explicit(&ring->drops, memory_order_relaxed) + 1,
+					      memory_order_relaxed);
+			return NULL;
+		}
 	}
 	t->busy = 1;
-	return &ring->recs[head & ring->mask];
+	return &t->recs[head & t->mask];
 }
 
 /*
@@ -96,25 +111,21 @@ static inline struct gt_rec *gt_rec_begin(void)
  * index << 40 | its number in the buffer): what the GPU-side join
  * (cupti_corr.c) publishes.  Only between begin and commit.
  */
-static inline uint64_t gt_rec_id(void)
+gt_hot_inline uint64_t gt_rec_id(void)
 {
-	struct gt_ring *ring = gt_self.ring;
-
-	return (uint64_t)ring->index << 40 |
-	       (atomic_load_explicit(&ring->head, memory_order_relaxed) & ((1ull << 40) - 1));
+	return gt_self.id_base | (gt_self.head & ((1ull << 40) - 1));
 }
 
 /* Publish the record taken by gt_rec_begin. */
-static inline void gt_rec_commit(struct gt_rec *r, int op, int result)
+gt_hot_inline void gt_rec_commit(struct gt_rec *r, int op, int result)
 {
-	struct gt_ring *ring = gt_self.ring;
+	struct gt_thread *t = &gt_self;
 
 	r->op = (uint16_t)op;
 	r->result = (int16_t)result;
-	atomic_store_explicit(&ring->head,
-			      atomic_load_explicit(&ring->head, memory_order_relaxed) + 1,
-			      memory_order_release);
-	gt_self.busy = 0;
+	t->head++;
+	atomic_store_explicit(&t->ring->head, t->head, memory_order_release);
+	t->busy = 0;
 }
 
 #endif /* GPUTRACE_PRELOAD_RING_H */

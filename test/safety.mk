@@ -14,6 +14,8 @@
 #   make test-safety  all three (what CI runs after make test)
 #   make bench-analyzer  the analyzer's speed on a synthetic dump of
 #                     BENCH_EVENTS (20000000) events (CPU only)
+#   make bench-launch the added time per launch on the fake driver, with
+#                     the caches a driver would leave (CPU only)
 
 SAFETY_WL := fork exec signal kill late
 SAFETY_WORKLOADS := $(SAFETY_WL:%=$(TEST_B)/w_%)
@@ -93,4 +95,12 @@ bench-analyzer: $(ANALYZER) $(B)/make_big_dump
 	     "$$(( $(BENCH_EVENTS) / (ms + 1) * 1000 )) events/s"
 	@rm -f $(B)/big.bin
 
-.PHONY: test-asan test-tsan fuzz test-safety bench-analyzer
+# ---- the added time per launch on the fake driver, cold caches included
+# (test/bench/launch_cost.sh; the real figure needs a GPU) -----------------
+$(TEST_B)/launch_cost: test/bench/launch_cost.c $(FAKE_HDR) $(FAKE_B)/libcuda.so
+	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -L$(FAKE_B) -lcuda -ldl
+
+bench-launch: $(LIB) $(TEST_B)/launch_cost
+	B=$(B) test/bench/launch_cost.sh
+
+.PHONY: test-asan test-tsan fuzz test-safety bench-analyzer bench-launch
