@@ -49,6 +49,7 @@ static const struct num_setting s_max_func = { "GPUTRACE_MAX_FUNCTIONS", 65536, 
 static const struct num_setting s_sample_ms = { "GPUTRACE_SAMPLE_MS", 100, 0, 3600000 };
 static const struct num_setting s_max_pinned = { "GPUTRACE_MAX_PINNED", 65536, 16, 1 << 24 };
 static const struct num_setting s_nccl_plugin = { "GPUTRACE_NCCL_PLUGIN", 1, 0, 1 };
+static const struct num_setting s_stall_ms = { "GPUTRACE_STALL_MS", 10000, 100, 3600000 };
 
 void gt_config_load(void)
 {
@@ -61,6 +62,7 @@ void gt_config_load(void)
 	gt_cfg.flush_ms = (uint32_t)env_number(&s_flush_ms);
 	gt_cfg.max_functions = (uint32_t)env_number(&s_max_func);
 	gt_cfg.sample_ms = (uint32_t)env_number(&s_sample_ms);
+	gt_cfg.stall_ms = (uint32_t)env_number(&s_stall_ms);
 	gt_cfg.max_pinned = (uint32_t)env_number(&s_max_pinned);
 	gt_cfg.nccl_plugin = (int)env_number(&s_nccl_plugin);
 	if (out && strlen(out) >= sizeof(gt_cfg.output)) {

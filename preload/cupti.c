@@ -201,18 +201,41 @@ static int subscribe(void)
 	return 0;
 }
 
+/*
+ * The writer thread's calls into CUPTI, under cs.lock, named while they
+ * run: when one never returns, the sampler says which (gt_cupti_calling).
+ */
+static _Atomic(const char *) calling;
+
+static void enter(const char *what)
+{
+	pthread_mutex_lock(&cs.lock);
+	atomic_store(&calling, what);
+}
+
+static void leave(void)
+{
+	atomic_store(&calling, NULL);
+	pthread_mutex_unlock(&cs.lock);
+}
+
+const char *gt_cupti_calling(void)
+{
+	return atomic_load(&calling);
+}
+
 int gt_cupti_attach(void)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&cs.lock);
+	enter("cuptiSubscribe");
 	if (cs.forgotten || !gt_gpu_cfg.cupti || gt_gpu_cfg.mode == GT_GPU_MODE_OFF) {
 		cs.state = GT_CUPTI_OFF;
 		rc = -1;
 	} else if (!cs.subscribed) {
 		rc = load() || subscribe() ? -1 : 0;
 	}
-	pthread_mutex_unlock(&cs.lock);
+	leave();
 	return rc;
 }
 
@@ -299,9 +322,9 @@ int gt_cupti_enable(void)
 	CUptiResult rc = CUPTI_SUCCESS;
 	size_t i;
 
-	pthread_mutex_lock(&cs.lock);
+	enter("cuptiActivityEnable");
 	if (!cs.subscribed || cs.forgotten) {
-		pthread_mutex_unlock(&cs.lock);
+		leave();
 		return -1;
 	}
 	/* The join first: a call that records must have its ids (cupti.h). */
@@ -327,46 +350,46 @@ int gt_cupti_enable(void)
 	} else {
 		cs.enabled = 1;
 	}
-	pthread_mutex_unlock(&cs.lock);
+	leave();
 	return cs.enabled ? 0 : -1;
 }
 
 /* Kinds off first, then the join: no record of a call without its ids. */
 void gt_cupti_disable(void)
 {
-	pthread_mutex_lock(&cs.lock);
+	enter("cuptiActivityDisable");
 	if (cs.enabled && !cs.forgotten)
 		disable_kinds(NKINDS);
 	cs.enabled = 0;
-	pthread_mutex_unlock(&cs.lock);
+	leave();
 }
 
 void gt_cupti_ids_off(void)
 {
 	atomic_store(&gt_gpu_on, 0);
-	pthread_mutex_lock(&cs.lock);
+	enter("cuptiEnableCallback");
 	if (cs.subscribed && !cs.forgotten)
 		callbacks(0);
-	pthread_mutex_unlock(&cs.lock);
+	leave();
 }
 
 void gt_cupti_flush(int forced)
 {
-	pthread_mutex_lock(&cs.lock);
+	enter("cuptiActivityFlushAll");
 	if (cs.subscribed && !cs.forgotten)
 		gt_cupti.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
-	pthread_mutex_unlock(&cs.lock);
+	leave();
 }
 
 void gt_cupti_detach(void)
 {
-	pthread_mutex_lock(&cs.lock);
+	enter("cuptiFinalize");
 	if (cs.subscribed && !cs.enabled && !cs.forgotten) {
 		gt_cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		gt_cupti.cuptiFinalize();
 		cs.subscribed = 0;
 	}
-	pthread_mutex_unlock(&cs.lock);
+	leave();
 }
 
 uint64_t gt_cupti_now(void)

@@ -106,6 +106,8 @@ const char *gt_cupti_path(void);
 const char *gt_cupti_holder(void);
 /* Why CUPTI is not on, for the note: a static string or "". */
 const char *gt_cupti_why(void);
+/* The CUPTI call the writer thread is inside, or NULL. */
+const char *gt_cupti_calling(void);
 /* Launch latency timestamps were left off: this CUPTI can deadlock. */
 int gt_cupti_latency_unsafe(void);
 /* A forked child: CUPTI is the parent's; never touch it. */

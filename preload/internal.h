@@ -83,6 +83,7 @@ struct gt_config {
 	uint32_t flush_ms;          /* GPUTRACE_FLUSH_MS */
 	uint32_t max_functions;     /* GPUTRACE_MAX_FUNCTIONS */
 	uint32_t sample_ms;         /* GPUTRACE_SAMPLE_MS, 0 = no sampler */
+	uint32_t stall_ms;          /* GPUTRACE_STALL_MS: writer stuck, say so */
 	uint32_t max_pinned;        /* GPUTRACE_MAX_PINNED */
 	int nccl_plugin;            /* GPUTRACE_NCCL_PLUGIN */
 };

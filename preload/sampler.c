@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "preload/cupti.h"
 #include "preload/env.h"
 #include "preload/internal.h"
 #include "preload/sampler.h"
+#include "preload/writer.h"
 
 #define STOP_WAIT_MS 2000
 #define CUDA_POLL_MS 200            /* with samples off */
@@ -57,6 +59,33 @@ static void sample(const struct gt_gpus *g)
 	gt_sample_host();
 }
 
+/*
+ * The writer thread drains every GPUTRACE_FLUSH_MS; when it has not for
+ * GPUTRACE_STALL_MS it is stuck, most likely inside CUPTI (which may then
+ * hold the program's CUDA calls too): say so once, and where, so that the
+ * user can run on with GPUTRACE_GPU=off.
+ */
+static void watch_writer(void)
+{
+	static int said;
+	uint64_t beat = gt_writer_beat(), now = gt_now();
+	const char *in;
+
+	if (said || !beat || now - beat < (uint64_t)gt_cfg.stall_ms * 1000000u)
+		return;
+	said = 1;
+	in = gt_cupti_calling();
+	if (in)
+		gt_log("gputrace: the background thread has been inside CUPTI's %s "
+		       "for %.1f s: CUPTI may be stuck, and CUDA calls with it; "
+		       "GPUTRACE_GPU=off traces without CUPTI\n", in,
+		       (double)(now - beat) / 1e9);
+	else
+		gt_log("gputrace: the background thread has not written the dump "
+		       "for %.1f s; events beyond the buffers are dropped\n",
+		       (double)(now - beat) / 1e9);
+}
+
 static void *sampler_main(void *arg)
 {
 	static struct gt_gpus g;
@@ -74,6 +103,7 @@ static void *sampler_main(void *arg)
 			sample(&g);
 		else if (cuda_done)
 			break;
+		watch_writer();
 		next += period;
 		if (next < gt_now())            /* fell behind: skip ticks */
 			next = gt_now() + period;

@@ -60,6 +60,7 @@ static struct {
 	uint32_t ev_count;
 	uint64_t prev_t0;
 	_Atomic uint64_t first_work;    /* time of the first call giving the GPU work */
+	_Atomic uint64_t beat;          /* when the last drain ended */
 } w = { .side_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void (*cycle_hooks[GT_CYCLE_HOOKS])(int final);
@@ -445,6 +446,7 @@ static void *writer_main(void *arg)
 		if (atomic_load(&w.stop) || atomic_load(&w.end_req))
 			continue;
 		drain(0);
+		atomic_store(&w.beat, gt_now());
 		atomic_fetch_add(&w.cycles, 1);
 		gt_futex_wake(&w.cycles);
 	}
@@ -458,6 +460,7 @@ static void start_thread(void)
 
 	sigfillset(&all);                   /* signals go to the program's threads */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	atomic_store(&w.beat, gt_now());    /* the stall watch counts from here */
 	atomic_store(&w.alive, 1);
 	w.thread_running = pthread_create(&w.thread, NULL, writer_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -603,10 +606,16 @@ void gt_writer_forget(void)
 	gt_idmap_free(&w.streams);
 	memset(&w, 0, offsetof(__typeof__(w), ev));
 	atomic_store(&w.first_work, 0);
+	atomic_store(&w.beat, 0);
 	pthread_mutex_init(&w.side_lock, NULL);
 }
 
 uint64_t gt_writer_first_work(void)
 {
 	return atomic_load_explicit(&w.first_work, memory_order_relaxed);
+}
+
+uint64_t gt_writer_beat(void)
+{
+	return atomic_load(&w.alive) ? atomic_load(&w.beat) : 0;
 }

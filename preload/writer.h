@@ -71,4 +71,8 @@ void gt_writer_on_cycle(void (*fn)(int final));
  * drained was made (0: none yet): GPU windows count their warm-up from it. */
 uint64_t gt_writer_first_work(void);
 
+/* When the writer thread last finished a drain (0: none yet, or it is not
+ * running): the sampler's stall watch (sampler.c). */
+uint64_t gt_writer_beat(void);
+
 #endif /* GPUTRACE_PRELOAD_WRITER_H */

@@ -24,7 +24,7 @@
 
 static struct {
 	int taken, runtime, no_kernels, no_names;
-	uint64_t queue_ns, kernel_ns, copy_ns, dropped, version;
+	uint64_t queue_ns, kernel_ns, copy_ns, dropped, version, flush_stall_ms;
 	int64_t offset_ns, drift_ppm;
 	uint64_t t_load;
 	const char *counts;
@@ -153,6 +153,7 @@ __attribute__((constructor)) static void fake_cupti_load(void)
 	cfg.drift_ppm = env_signed("FAKE_CUPTI_DRIFT_PPM");
 	cfg.counts = getenv("FAKE_CUPTI_COUNTS");
 	cfg.version = env_num("FAKE_CUPTI_VERSION", CUPTI_API_VERSION);
+	cfg.flush_stall_ms = env_num("FAKE_CUPTI_FLUSH_STALL_MS", 0);
 	cfg.t_load = mono();
 }
 
@@ -611,6 +612,14 @@ EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 
 EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
+	static int stalled;
+
+	if (cfg.flush_stall_ms && !stalled++) {  /* a CUPTI stuck for a while */
+		struct timespec ts = { cfg.flush_stall_ms / 1000,
+				       cfg.flush_stall_ms % 1000 * 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
 	pthread_mutex_lock(&st.lock);
 	n.flush++;
 	n.flush_forced += !!(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);

@@ -236,6 +236,18 @@ subtest 'launch latency timestamps: where CUPTI is safe, or when asked' => sub {
 	}
 };
 
+subtest 'a CUPTI call that does not return: said once, and which' => sub {
+	my $r = run_gpu(['--sleep-us=2000', 300], FAKE_CUPTI_FLUSH_STALL_MS => 1500,
+			GPUTRACE_STALL_MS => 400, GPUTRACE_SAMPLE_MS => 50);
+	my @lines = $r->{stderr} =~ /^(gputrace: the background thread.*)$/mg;
+
+	ran_ok($r, 'stalled flush') or return;
+	is(scalar @lines, 1, 'said once') or diag($r->{stderr});
+	like($lines[0] // '', qr/inside CUPTI's cuptiActivityFlushAll for [\d.]+ s.*GPUTRACE_GPU=off/,
+	     'naming the call and the way out');
+	is(gpu($r)->{launches_joined}, $r->{truth}{kernels}, 'and every launch still joined');
+};
+
 subtest 'the warm-up counts from the first launch, not from the start' => sub {
 	# CUDA starts, then 600 ms pass before the first launch (a framework
 	# loading its data); warm-up 300 ms, so from the start it would end
