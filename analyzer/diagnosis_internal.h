@@ -42,6 +42,9 @@ enum host_cat {
 
 #define HF_READBACK 1           /* wait: a DtoH copy, or a wait after one */
 #define HF_UPLOAD 2             /* wait: right after an HtoD copy */
+#define HF_DRAIN 4              /* wait: until the stream or context is
+				   done (not an event), so its queue is
+				   empty when it returns */
 
 struct host_span {
 	uint64_t t0, t1;
@@ -182,6 +185,10 @@ struct host_breakdown {
 	uint64_t span_ns;
 	uint64_t state[HC_KINDS + 1];   /* enum host_cat, HC_OUTSIDE */
 	uint64_t outside[4];            /* cpu, loader, io, other */
+	uint64_t drained;               /* outside time right after a wait
+					   that emptied the queue: GPU idle
+					   (one stream assumed); not in
+					   outside[] */
 	uint64_t wait_upload;           /* of state[HC_WAIT]: for an upload */
 };
 
@@ -373,7 +380,7 @@ const struct outside_split *idle_outside_at(const struct diagnosis *d,
 /* idle.c */
 void idle_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
 		    struct breakdown *b, int sites);
-void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
+void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int sites,
 			 struct host_breakdown *b);
 const char *idle_cause_name(enum idle_cause c);
 const char *idle_cause_text(enum idle_cause c);

@@ -149,6 +149,7 @@ static void host_json(struct json *j, const struct host_breakdown *h)
 	for (int i = 0; i < 4; i++)
 		put_uint(j, out[i], h->outside[i]);
 	put_uint(j, "waiting_upload", h->wait_upload);
+	put_uint(j, "outside_after_wait", h->drained);
 	json_end_object(j);
 }
 

@@ -153,12 +153,15 @@ static void host_table(FILE *out, const struct host_breakdown *h)
 	struct table t;
 
 	table_init(&t, idle_cols, ARRAY_SIZE(idle_cols));
-	for (int i = 0; i < HC_KINDS + 4; i++) {
-		uint64_t ns = i < HC_KINDS ? h->state[i] : h->outside[i - HC_KINDS];
+	for (int i = 0; i < HC_KINDS + 5; i++) {
+		uint64_t ns = i < HC_KINDS ? h->state[i] : i < HC_KINDS + 4 ?
+			      h->outside[i - HC_KINDS] : h->drained;
 
 		if (!ns)
 			continue;
-		cells[0] = i < HC_KINDS ? names[i] : outside[i - HC_KINDS];
+		cells[0] = i < HC_KINDS ? names[i] : i < HC_KINDS + 4 ?
+			   outside[i - HC_KINDS] : "outside CUDA after a wait emptied the "
+			   "queue (sync bubble)";
 		cells[1] = fmt_ns(buf, sizeof(buf), ns);
 		snprintf(share, sizeof(share), "%.1f%%", 100.0 * ns / h->span_ns);
 		cells[2] = share;

@@ -69,21 +69,28 @@ static int sync_kind_of(const struct host_span *s)
 	       : s->flags & HF_UPLOAD ? SK_UPLOAD : SK_OTHER;
 }
 
-static void add_sync(struct walk *w, uint64_t ns, int kind, uint32_t stack)
+/* Sync bubble time charged to the wait's call site. */
+static void site_add(struct diagnosis *d, uint32_t stack, uint64_t ns)
 {
 	struct sync_site *site;
 
-	w->b->cause[IC_SYNC] += ns;
-	w->b->sync_kind[kind] += ns;
-	if (!w->sites || !stack)
+	if (!stack)
 		return;
-	site = hmap_get_int(&w->d->sync_sites, stack);
+	site = hmap_get_int(&d->sync_sites, stack);
 	if (!site) {
 		site = xcalloc(1, sizeof(*site));
 		site->stack = stack;
-		hmap_put_int(&w->d->sync_sites, stack, site);
+		hmap_put_int(&d->sync_sites, stack, site);
 	}
 	site->ns += ns;
+}
+
+static void add_sync(struct walk *w, uint64_t ns, int kind, uint32_t stack)
+{
+	w->b->cause[IC_SYNC] += ns;
+	w->b->sync_kind[kind] += ns;
+	if (w->sites)
+		site_add(w->d, stack, ns);
 }
 
 static void add_outside(struct walk *w, uint64_t t, uint64_t ns)
@@ -255,7 +262,26 @@ void idle_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
 	}
 }
 
-void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
+/*
+ * Host time outside CUDA that follows a wait which emptied the queue (a
+ * stream or context synchronize, a copy back to the host), with no GPU
+ * work given since: the GPU idles then, on the stream waited for.  With
+ * no GPU records this is the host side's sync bubble; the wait, or 0.
+ */
+static const struct host_span *drained_by(const struct diagnosis *d, uint64_t t)
+{
+	size_t i;
+	const struct host_seg *s = idle_seg_at(d, t, &i), *prev;
+
+	if ((s && s->state != HC_OUTSIDE) || !i)
+		return NULL;
+	prev = &d->segs[i - 1];
+	if (prev->state != HC_WAIT || !(d->spans[prev->span].flags & HF_DRAIN))
+		return NULL;
+	return &d->spans[prev->span];
+}
+
+void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int sites,
 			 struct host_breakdown *b)
 {
 	uint64_t t = t0;
@@ -273,7 +299,11 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
 		b->state[st] += end - t;
 		if (st == HC_WAIT && sp && (sp->flags & HF_UPLOAD))
 			b->wait_upload += end - t;
-		if (st == HC_OUTSIDE) {
+		if (st == HC_OUTSIDE && (sp = drained_by(d, t))) {
+			b->drained += end - t;
+			if (sites && !d->have_gpu)      /* else the GPU's bubbles say */
+				site_add(d, sp->stack, end - t);
+		} else if (st == HC_OUTSIDE) {
 			double ns = (double)(end - t), rest;
 
 			o = idle_outside_at(d, t);

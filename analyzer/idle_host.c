@@ -62,7 +62,7 @@ static int copy_cat(const struct dump_event *ev, uint8_t *flags)
 	case GT_DIR_DTOH:
 		if (async && mem == GT_MEM_PINNED)
 			return HC_FEED;
-		*flags = HF_READBACK;
+		*flags = HF_READBACK | HF_DRAIN;  /* the stream's work, then it */
 		return HC_WAIT;
 	case GT_DIR_HTOD:
 		return async && mem == GT_MEM_PINNED ? HC_FEED : HC_STAGE;
@@ -70,7 +70,7 @@ static int copy_cat(const struct dump_event *ev, uint8_t *flags)
 		return HC_FEED;
 	default:
 		if (mem == GT_MEM_PAGEABLE && ev->arg[EV_BYTES] < SMALL_READBACK) {
-			*flags = HF_READBACK;
+			*flags = HF_READBACK | HF_DRAIN;
 			return HC_WAIT;
 		}
 		if (mem == GT_MEM_PAGEABLE || (!async && mem == GT_MEM_PINNED))
@@ -103,6 +103,8 @@ static int event_cat(const struct dump_event *ev, const struct host_thread *t,
 			*flags = HF_READBACK;
 		else if (t->last_dir == GT_DIR_HTOD)
 			*flags = HF_UPLOAD;
+		if (!strstr(ev->op->api, "Event"))  /* an event: work may follow it */
+			*flags |= HF_DRAIN;
 		return HC_WAIT;
 	case GT_KIND_NCCL:
 		if (ev->op->nargs > GT_NCCL_STACK)

@@ -55,7 +55,7 @@ static void attribute(struct diagnosis *d, const struct span_list *region,
 	for (size_t i = 0; i < region->n; i++) {
 		if (d->have_gpu)
 			idle_attribute(d, region->v[i].t0, region->v[i].t1, b, sites);
-		idle_host_attribute(d, region->v[i].t0, region->v[i].t1, h);
+		idle_host_attribute(d, region->v[i].t0, region->v[i].t1, sites, h);
 	}
 }
 

@@ -16,6 +16,8 @@
  *                      optimizer step taking a large share of GPU time:
  *                      verdict_batch)
  *   communication      NCCL alone, sync bubbles after reading results
+ *                      (without GPU records: host time outside CUDA right
+ *                      after a wait that emptied the queue)
  *   kernel efficiency  launch gaps and launch latency of kernels that do
  *                      fill the GPU: too many, too small
  *   environment        work queued while another process ran; throttled
@@ -133,7 +135,7 @@ static void host_scores(const struct diagnosis *d, double *s)
 	s[VC_CPU] = ((e->saturated ? h->outside[1] : 0) +
 		     (workers || e->saturated ? h->outside[0] : 0)) / T;
 	s[VC_MEMORY] = (h->state[HC_STAGE] + h->state[HC_ALLOC] + h->wait_upload) / T;
-	s[VC_COMM] = h->state[HC_NCCL] / T;
+	s[VC_COMM] = (h->state[HC_NCCL] + h->drained) / T;
 	s[VC_KERNEL] = h->state[HC_FEED] / T;
 	s[VC_ENV] = (e->throttle_share >= 0.2 ? 0.25 * e->throttle_share : 0) +
 		    (e->other_share >= 0.2 ? 0.25 * e->other_share : 0);

@@ -239,8 +239,24 @@ static void comm_texts(struct ctx *c)
 
 	CHANGE("overlap NCCL with compute, all-reduce less often");
 	if (!c->gpu) {
-		EV("host inside NCCL calls %.0f%% of the time",
-		   100 * share(c, d->host.state[HC_NCCL]));
+		const struct host_breakdown *h = &d->host;
+
+		if (h->drained) {
+			EV("host outside CUDA right after waits that emptied the GPU's "
+			   "queue: %.0f%% of the time%s; the GPU idles then (one stream "
+			   "assumed)", 100 * share(c, h->drained), per_step(c, h->drained, b));
+			sync_sites(c);
+		}
+		if (h->drained >= h->state[HC_NCCL]) {
+			CHANGE("remove the per-step sync (.item(), .cpu())%s%s",
+			       c->site ? " at " : "", c->site ? c->site : "");
+			ADV("remove the per-step sync (loss.item(), .cpu(), printing "
+			    "a tensor): keep running sums on the GPU and read them "
+			    "every N steps; use non_blocking copies");
+		}
+		if (h->state[HC_NCCL])
+			EV("host inside NCCL calls %.0f%% of the time",
+			   100 * share(c, h->state[HC_NCCL]));
 	} else {
 		uint64_t sync = s->sync_kind[SK_OTHER] + s->sync_kind[SK_READBACK];
 

@@ -98,7 +98,8 @@ void whatif_gain(const struct model *m, const struct diagnosis *d,
 		if (gpu)
 			comm_gain(d, T, &lo, &hi);
 		else
-			hi = v->score, lo = 0.2 * hi;
+			hi = v->score, lo = (0.5 * (double)d->host.drained +
+					     0.2 * (double)d->host.state[HC_NCCL]) / T;
 		break;
 	case VC_KERNEL:
 		if (gpu)

@@ -34,7 +34,7 @@ use constant {
 	# op ids
 	OP_LAUNCH => 1, OP_HTOD_ASYNC => 2, OP_DTOH_ASYNC => 3, OP_SYNC => 4,
 	OP_NCCL => 5, OP_PUSH => 6, OP_POP => 7, OP_HTOD => 8, OP_GRAPH => 9,
-	OP_QUERY => 10,
+	OP_QUERY => 10, OP_EVENT_SYNC => 11,
 };
 
 my $dir = tempdir(CLEANUP => 1);
@@ -174,6 +174,7 @@ sub write_ops {
 		[OP_HTOD, KIND_COPY, DIR_HTOD, 0, 'cuMemcpyHtoD', 6],
 		[OP_GRAPH, KIND_GRAPH, 0, 1, 'cuGraphLaunch', 1],
 		[OP_QUERY, KIND_SYNC, 0, 0, 'cuStreamQuery', 2],
+		[OP_EVENT_SYNC, KIND_SYNC, 0, 0, 'cuEventSynchronize', 2],
 	);
 	$d->op(op => $_->[0], kind => $_->[1], dir => $_->[2], flags => $_->[3],
 	       api => $_->[4], nargs => $_->[5]) for @ops;

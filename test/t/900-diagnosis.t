@@ -243,4 +243,53 @@ sub loader_run {
 	like($j->{verdict}[0]{evidence}[0], qr/no GPU records/, 'host only: says so');
 }
 
+# ---- no GPU records, a per-step readback: the host side's sync bubble ------
+{
+	my $g = GtDiag->new(no_gpu => 1);
+	$g->stack(1, ['train.py', 'train_step', 57], ['train.py', 'main', 80]);
+	for my $s (0 .. 19) {
+		my $b = $s * $MS;
+		$g->launch(1, $b, 5 * $US, fn => 1);
+		$g->launch(1, $b + 10 * $US, 5 * $US, fn => 2);
+		$g->sync(1, $b + 20 * $US, 580 * $US, stack => 1);   # .item()
+		# then 400 us of bookkeeping before the next step's launches
+	}
+	my $j = $g->analyze;
+	my $h = $j->{diagnosis}{host};
+	my $steady = $j->{steps}{count} - 1;
+
+	ok(!$j->{diagnosis}{gpu_known}, 'host-only bubble: GPU side unknown');
+	# every steady step: 400 us outside CUDA right after the wait
+	cmp_ok(abs($h->{outside_after_wait} - $steady * 400 * $US), '<=', 400 * $US,
+	       "host-only bubble: $h->{outside_after_wait} ns after the waits, ~$steady x 400 us");
+	is($h->{outside_cpu} + $h->{outside_dataloader} + $h->{outside_io} + $h->{outside_other},
+	   $h->{outside_cuda} - $h->{outside_after_wait},
+	   'host-only bubble: not counted again as outside time');
+	is(top($j), 'communication', 'host-only bubble: verdict communication & sync');
+	my ($v) = grep { $_->{class} eq 'communication' } @{ $j->{verdict} };
+	like(join("\n", @{ $v->{evidence} }), qr/right after waits that emptied the GPU's queue: 40%/,
+	     'host-only bubble: the evidence, with its share');
+	like(join("\n", @{ $v->{evidence} }), qr/sync bubble at train\.py:57 in train_step/,
+	     'host-only bubble: and the call site');
+	cmp_ok($v->{est_gain_low}, '>=', 0.19, 'host-only bubble: at least half of it gained');
+	cmp_ok($v->{est_gain_high}, '<=', 0.41, 'host-only bubble: at most all of it');
+	like(GtDiag::report($g), qr/outside CUDA after a wait emptied the queue \(sync bubble\)/,
+	     'host-only bubble: a row of the host table');
+}
+
+# An event wait does not empty the queue: work may be queued after the event.
+{
+	my $g = GtDiag->new(no_gpu => 1);
+	for my $s (0 .. 19) {
+		my $b = $s * $MS;
+		$g->launch(1, $b, 5 * $US, fn => 1);
+		$g->launch(1, $b + 10 * $US, 5 * $US, fn => 2);
+		$g->ev(1, { op => GtDiag::OP_EVENT_SYNC(), t0 => $b + 20 * $US, dur => 580 * $US,
+			    args => [0, 0] });
+	}
+	my $j = $g->analyze;
+
+	is($j->{diagnosis}{host}{outside_after_wait}, 0, 'event wait: no bubble claimed');
+}
+
 done_testing();
