@@ -23,6 +23,7 @@ struct diagnosis *diagnosis_of(struct model *m)
 		hmap_init(&d->nvtx_threads);
 		hmap_init(&d->sync_sites);
 		hmap_init(&d->kinds);
+		hmap_init(&d->shape_class);
 		for (int l = 0; l < GL_KINDS; l++)
 			d->gpu_budget[l] = DIAG_MAX_GPU_SPANS;
 		d->base_ns = m->start_ns - m->start_ns % DIAG_BUCKET_NS;
@@ -85,6 +86,9 @@ void diagnosis_add(struct model *m, const struct dump_reader *r,
 	case DUMP_WINDOW:
 		idle_gpu_window(d, &rec->window);
 		break;
+	case DUMP_SHAPE:
+		idle_gpu_shape(d, &rec->shape);
+		break;
 	case DUMP_SAMPLE:
 		idle_sample(d, rec);
 		break;
@@ -137,6 +141,7 @@ void diagnosis_release(struct model *m)
 	free_values(&d->threads);
 	free_values(&d->sync_sites);
 	hmap_release(&d->kinds);
+	hmap_release(&d->shape_class);
 	free(d->spans);
 	free(d->segs);
 	for (uint32_t i = 0; i < DIAG_MAX_DEVICES; i++)

@@ -126,6 +126,8 @@ struct kbucket {
 	uint64_t opt_ns;                /* optimizer kernels (foreach, Adam...) */
 	uint64_t grid_ns[12];           /* compute kernel time by grid size:
 					   blocks in [2^i, 2^(i+1)), [2048, ...) */
+	uint64_t grid_launches[12];     /* host launches by grid size (the
+					   launch's shape): without GPU records */
 };
 
 /* GPU copy bandwidth by (HtoD, DtoH) x (pageable, pinned). */
@@ -342,6 +344,8 @@ struct diagnosis {
 	uint64_t region_small, region_small_ns, region_kernel_ns;
 	uint64_t region_lowfill_ns, region_fill_known_ns, region_htod_bytes;
 	uint64_t region_graphs, region_nccl_ns, region_opt_ns;
+	uint64_t region_lowfill_launches, region_fill_known_launches;
+	struct hmap shape_class;        /* shape id -> grid class + 1 */
 	double region_fill_ns;
 	struct env_facts env;
 	struct verdict v[VC_KINDS];
@@ -365,6 +369,7 @@ void idle_gpu_chunk(struct model *m, struct diagnosis *d,
 		    const struct dump_reader *r, const struct dump_record *rec);
 void idle_gpu_window(struct diagnosis *d, const struct gt_gpu_window *w);
 void idle_gpu_launch(struct diagnosis *d, const struct dump_event *ev);
+void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s);
 void idle_gpu_finish(struct model *m, struct diagnosis *d);
 /* Statistics of the buckets overlapping [t0, t1), added to d->region_*. */
 void idle_gpu_region_stats(struct diagnosis *d, uint64_t t0, uint64_t t1);
@@ -412,6 +417,8 @@ void whatif_gain(const struct model *m, const struct diagnosis *d,
 		 struct verdict *v);
 /* Share of compute kernel time in kernels filling under half the SMs. */
 double verdict_lowfill(const struct diagnosis *d);
+/* Without GPU records: share of launches with such grids. */
+double verdict_lowfill_launches(const struct diagnosis *d);
 /* Share of compute kernel time in the optimizer's kernels. */
 double verdict_opt_share(const struct diagnosis *d);
 /* How far the evidence says the batch is too small, 0..1: kernels that

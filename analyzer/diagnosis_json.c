@@ -183,6 +183,7 @@ static void kernels_json(struct json *j, const struct diagnosis *d)
 	put_uint(j, "launches", d->region_launches);
 	put_uint(j, "launch_ns", d->region_launch_ns);
 	put_num(j, "lowfill_share", verdict_lowfill(d));
+	put_num(j, "lowfill_launch_share", verdict_lowfill_launches(d));
 	put_num(j, "optimizer_share", verdict_opt_share(d));
 	put_num(j, "batch_factor", verdict_batch(d));
 	put_uint(j, "sm_count", (uint64_t)(d->env.sm_count > 0 ? d->env.sm_count : 0));

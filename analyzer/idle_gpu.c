@@ -230,10 +230,20 @@ void idle_gpu_window(struct diagnosis *d, const struct gt_gpu_window *w)
 		span_add(&d->windows, w->start_ns, w->end_ns, NULL);
 }
 
+/* A launch shape's grid class, for host launches (idle_gpu_launch). */
+void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s)
+{
+	int32_t grid[3] = { (int32_t)s->grid[0], (int32_t)s->grid[1],
+			    (int32_t)s->grid[2] };
+
+	hmap_put_int(&d->shape_class, s->id, (void *)(uintptr_t)(grid_class(grid) + 1));
+}
+
 /* Host calls that feed the GPU, counted per bucket. */
 void idle_gpu_launch(struct diagnosis *d, const struct dump_event *ev)
 {
 	struct kbucket *b;
+	uintptr_t c;
 
 	if (ev->op->kind != GT_KIND_LAUNCH && ev->op->kind != GT_KIND_GRAPH &&
 	    !(ev->op->kind == GT_KIND_COPY && ev->op->direction == GT_DIR_HTOD))
@@ -247,6 +257,9 @@ void idle_gpu_launch(struct diagnosis *d, const struct dump_event *ev)
 	b->launches++;
 	b->launch_ns += ev->dur;
 	b->graphs += ev->op->kind == GT_KIND_GRAPH;
+	if (ev->op->kind == GT_KIND_LAUNCH && ev->arg[EV_SHAPE] <= UINT32_MAX &&
+	    (c = (uintptr_t)hmap_get_int(&d->shape_class, ev->arg[EV_SHAPE])))
+		b->grid_launches[c - 1]++;
 }
 
 void idle_gpu_finish(struct model *m, struct diagnosis *d)
@@ -294,8 +307,11 @@ static void add_bucket(struct diagnosis *d, const struct kbucket *b, double w)
 
 		d->region_fill_ns += w * f * b->grid_ns[c];
 		d->region_fill_known_ns += (uint64_t)(w * b->grid_ns[c]);
-		if (low)
-			d->region_lowfill_ns += (uint64_t)(w * b->grid_ns[c]);
+		d->region_fill_known_launches += (uint64_t)(w * b->grid_launches[c] + 0.5);
+		if (!low)
+			continue;
+		d->region_lowfill_ns += (uint64_t)(w * b->grid_ns[c]);
+		d->region_lowfill_launches += (uint64_t)(w * b->grid_launches[c] + 0.5);
 	}
 }
 

@@ -14,7 +14,8 @@
  *                      gaps and busy time as far as the batch is too
  *                      small (kernels filling under half the SMs, or an
  *                      optimizer step taking a large share of GPU time:
- *                      verdict_batch)
+ *                      verdict_batch; without GPU records the host's
+ *                      launching as far as launches have such grids)
  *   communication      NCCL alone, sync bubbles after reading results
  *                      (without GPU records: host time outside CUDA right
  *                      after a wait that emptied the queue)
@@ -82,6 +83,15 @@ double verdict_lowfill(const struct diagnosis *d)
 	       (double)d->region_lowfill_ns / (double)d->region_fill_known_ns : 0;
 }
 
+/* Without GPU records: share of launches whose grids fill under half the
+ * SMs (by count: no kernel times). */
+double verdict_lowfill_launches(const struct diagnosis *d)
+{
+	return d->region_fill_known_launches ?
+	       (double)d->region_lowfill_launches /
+	       (double)d->region_fill_known_launches : 0;
+}
+
 double verdict_opt_share(const struct diagnosis *d)
 {
 	uint64_t compute = d->region_kernel_ns > d->region_nccl_ns ?
@@ -129,14 +139,16 @@ static void host_scores(const struct diagnosis *d, double *s)
 	const struct env_facts *e = &d->env;
 	double T = (double)h->span_ns;
 	int workers = e->children_max > 0 || e->child_cores > 0.1;
+	double low = verdict_lowfill_launches(d), feed = h->state[HC_FEED] / T;
 
 	s[VC_DATA] = ((e->saturated ? 0 : h->outside[1]) + h->outside[2] +
 		      h->outside[3] + (workers || e->saturated ? 0 : h->outside[0])) / T;
 	s[VC_CPU] = ((e->saturated ? h->outside[1] : 0) +
 		     (workers || e->saturated ? h->outside[0] : 0)) / T;
-	s[VC_MEMORY] = (h->state[HC_STAGE] + h->state[HC_ALLOC] + h->wait_upload) / T;
+	s[VC_MEMORY] = (h->state[HC_STAGE] + h->state[HC_ALLOC] + h->wait_upload) / T +
+		       feed * low;
 	s[VC_COMM] = (h->state[HC_NCCL] + h->drained) / T;
-	s[VC_KERNEL] = h->state[HC_FEED] / T;
+	s[VC_KERNEL] = feed * (1 - low);
 	s[VC_ENV] = (e->throttle_share >= 0.2 ? 0.25 * e->throttle_share : 0) +
 		    (e->other_share >= 0.2 ? 0.25 * e->other_share : 0);
 	s[VC_HEALTHY] = (h->state[HC_WAIT] - h->wait_upload) / T;

@@ -154,6 +154,11 @@ static void batch_texts(struct ctx *c)
 	if (low >= 0.3 && e->sm_count)
 		EV("%.0f%% of kernel time is in kernels whose grids fill under half "
 		   "of the %d SMs", 100 * low, e->sm_count);
+	if (!c->gpu && verdict_lowfill_launches(d) >= 0.3 && e->sm_count)
+		EV("host launching %.0f%% of the time; %.0f%% of the launches have "
+		   "grids that fill under half of the %d SMs (GPU side unknown)",
+		   100 * share(c, d->host.state[HC_FEED]),
+		   100 * verdict_lowfill_launches(d), e->sm_count);
 	if (verdict_opt_share(d) >= 0.15)
 		EV("the optimizer's kernels take %.0f%% of the GPU time: each step "
 		   "does little work besides updating the weights",
@@ -175,8 +180,15 @@ static void memory_texts(struct ctx *c)
 	int pageable = 0, waited = 0, batch_first;
 	char b[64];
 
-	batch_first = c->gpu && batch >= 0.3 &&
-		      batch * (s->busy_ns + s->cause[IC_LAUNCH] + s->cause[IC_LATENCY]) >= copies;
+	if (c->gpu)
+		batch_first = batch >= 0.3 &&
+			      batch * (s->busy_ns + s->cause[IC_LAUNCH] +
+				       s->cause[IC_LATENCY]) >= copies;
+	else
+		batch_first = verdict_lowfill_launches(d) >= 0.3 &&
+			      verdict_lowfill_launches(d) * d->host.state[HC_FEED] >=
+			      d->host.state[HC_STAGE] + d->host.state[HC_ALLOC] +
+			      d->host.wait_upload;
 	if (batch_first) {
 		CHANGE("a larger batch (gradient accumulation if it must stay small)");
 		batch_texts(c);
@@ -196,7 +208,7 @@ static void memory_texts(struct ctx *c)
 	if (waited || (c->gpu && s->sync_kind[SK_UPLOAD]))
 		ADV("pinned copies are waited for at once: .to(device, non_blocking=True) "
 		    "lets them overlap with compute (prefetch the next batch)");
-	if (!batch_first && batch >= 0.3)
+	if (!batch_first && (c->gpu ? batch : verdict_lowfill_launches(d)) >= 0.3)
 		batch_texts(c);
 }
 

@@ -48,6 +48,7 @@ sub new {
 		       events => {}, kernels => [], copies => [], graphs => [],
 		       samples => [], stacks => {}, fns => { 1 => 1 },
 		       window => $o{window}, no_gpu => $o{no_gpu},
+		       grids => $o{grids} // {},      # fn => [x, y, z]
 		       cupti => $o{cupti} // 1 }, $class;
 }
 
@@ -180,7 +181,8 @@ sub write_ops {
 	       api => $_->[4], nargs => $_->[5]) for @ops;
 	for my $fn (sort { $a <=> $b } keys %{ $self->{fns} }) {
 		$d->function(id => $fn, name => "_Z7kernel${fn}v", handle => 0x100 + $fn);
-		$d->shape(id => $fn, function => $fn, grid => [1024, 1, 1]);
+		$d->shape(id => $fn, function => $fn,
+			  grid => $self->{grids}{$fn} // [1024, 1, 1]);
 	}
 }
 

@@ -277,6 +277,31 @@ sub loader_run {
 	     'host-only bubble: a row of the host table');
 }
 
+# ---- no GPU records, launching back to back: small grids or large ---------
+for my $case (['small', [4, 1, 1], 'memory_batch'], ['large', [4096, 1, 1], 'kernel_efficiency']) {
+	my ($what, $grid, $want) = @$case;
+	my $g = GtDiag->new(no_gpu => 1, grids => { 1 => $grid, 2 => $grid });
+	for my $s (0 .. 19) {
+		my $b = $s * $MS;
+		for my $k (0 .. 79) {       # 80 launches of 10 us: the host feeds
+			$g->launch(1, $b + $k * 12 * $US, 10 * $US, fn => 1 + $k % 2);
+		}
+		$g->sync(1, $b + 960 * $US, 30 * $US);
+	}
+	my $j = $g->analyze;
+
+	is(top($j), $want, "host-only $what grids: $want");
+	my ($v) = grep { $_->{class} eq 'memory_batch' } @{ $j->{verdict} };
+	if ($want eq 'memory_batch') {
+		like(join("\n", @{ $v->{evidence} }),
+		     qr/100% of the launches have grids that fill under half of the 132 SMs/,
+		     "host-only $what grids: the evidence");
+		is($j->{diagnosis}{kernels}{lowfill_launch_share}, 1, "host-only $what grids: share in JSON");
+	} else {
+		is($j->{diagnosis}{kernels}{lowfill_launch_share}, 0, "host-only $what grids: none small");
+	}
+}
+
 # An event wait does not empty the queue: work may be queued after the event.
 {
 	my $g = GtDiag->new(no_gpu => 1);
