@@ -266,7 +266,9 @@ void idle_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
  * Host time outside CUDA that follows a wait which emptied the queue (a
  * stream or context synchronize, a copy back to the host), with no GPU
  * work given since: the GPU idles then, on the stream waited for.  With
- * no GPU records this is the host side's sync bubble; the wait, or 0.
+ * no GPU records this is the host side's sync bubble, up to the wait's
+ * own length as on the GPU side (add_host: had the host not waited, its
+ * next work would have come that much earlier); the wait, or NULL.
  */
 static const struct host_span *drained_by(const struct diagnosis *d, uint64_t t)
 {
@@ -299,7 +301,11 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int site
 		b->state[st] += end - t;
 		if (st == HC_WAIT && sp && (sp->flags & HF_UPLOAD))
 			b->wait_upload += end - t;
-		if (st == HC_OUTSIDE && (sp = drained_by(d, t))) {
+		if (st == HC_OUTSIDE && (sp = drained_by(d, t)) &&
+		    t < sp->t1 + (sp->t1 - sp->t0)) {
+			uint64_t cap = sp->t1 + (sp->t1 - sp->t0);
+
+			end = end < cap ? end : cap;
 			b->drained += end - t;
 			if (sites && !d->have_gpu)      /* else the GPU's bubbles say */
 				site_add(d, sp->stack, end - t);

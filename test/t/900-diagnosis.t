@@ -302,6 +302,23 @@ for my $case (['small', [4, 1, 1], 'memory_batch'], ['large', [4096, 1, 1], 'ker
 	}
 }
 
+# A short wait, then long CPU work: the bubble is at most the wait's length.
+{
+	my $g = GtDiag->new(no_gpu => 1);
+	for my $s (0 .. 19) {
+		my $b = $s * $MS;
+		$g->launch(1, $b, 5 * $US, fn => 1);
+		$g->sync(1, $b + 10 * $US, 100 * $US);    # then 890 us on the CPU
+	}
+	my $j = $g->analyze;
+	my $h = $j->{diagnosis}{host};
+	my $steady = $j->{steps}{count} - 1;
+
+	cmp_ok(abs($h->{outside_after_wait} - $steady * 100 * $US), '<=', 100 * $US,
+	       "short wait: bubble $h->{outside_after_wait} ns, ~$steady x 100 us");
+	isnt(top($j), 'communication', 'short wait: the CPU work is not called a sync bubble');
+}
+
 # An event wait does not empty the queue: work may be queued after the event.
 {
 	my $g = GtDiag->new(no_gpu => 1);
