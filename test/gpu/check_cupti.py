@@ -215,14 +215,15 @@ def check_taken():
     """Who gets CUPTI when torch.profiler wants it too."""
     rc1, said1, st1, n1, err1 = taken_run("taken", {"GPUTRACE_CUPTI_EARLY": "0",
                                                     "GPUTRACE_GPU_WARMUP_MS": "500"})
-    rc2, _, st2, n2, _ = taken_run("holds", {})
+    rc2, _, st2, n2, _ = taken_run("holds", {"GPUTRACE_GPU": "all"})
     rc3, said3, st3, n3, _ = taken_run("given", {"GPUTRACE_CUPTI": "0"})
     ok = (rc1 == rc2 == rc3 == 0 and st1 == "taken" and len(said1) == 1 and n1 > 0
-          and st3 == "off" and len(said3) == 1 and n3 > 0)
+          and st2 == "on" and st3 == "off" and len(said3) == 1 and n3 > 0)
     verdict("cupti-taken", ok,
             f"profiler first (subscribing at the first window): rc {rc1}, report cupti {st1}, "
             f"said {len(said1)}x ({said1[0][:90] if said1 else err1[-300:]}), profiler saw "
-            f"{n1} GPU events; default (we subscribe before CUDA starts): rc {rc2}, cupti {st2}, "
+            f"{n1} GPU events; GPUTRACE_GPU=all (we subscribe before CUDA starts): rc {rc2}, "
+            f"cupti {st2}, "
             f"profiler saw {n2}; GPUTRACE_CUPTI=0: rc {rc3}, cupti {st3}, profiler saw {n3}")
 
 
