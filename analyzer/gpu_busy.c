@@ -77,9 +77,14 @@ static size_t first_touching(const struct gpu_union *u, uint64_t start)
 
 static void insert(struct gpu_union *u, uint64_t start, uint64_t end)
 {
-	size_t i = first_touching(u, start), j = i;
+	size_t i, j;
 	struct gpu_span *live;
 
+	if (!u->live) {                     /* no pointer arithmetic on NULL */
+		u->cap = 256;
+		u->live = xmalloc(u->cap * sizeof(*u->live));
+	}
+	i = j = first_touching(u, start);
 	compact(u);
 	live = u->live + u->off;
 	while (j < u->n && live[j].start <= end) {
@@ -91,7 +96,7 @@ static void insert(struct gpu_union *u, uint64_t start, uint64_t end)
 	}
 	if (j == i) {                       /* no overlap: make room */
 		if (u->off + u->n == u->cap) {
-			u->cap = u->cap ? u->cap * 2 : 256;
+			u->cap *= 2;
 			u->live = xrealloc(u->live, u->cap * sizeof(*u->live));
 			live = u->live + u->off;
 		}
