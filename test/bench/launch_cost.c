@@ -9,7 +9,10 @@
  * time-stamp counter, fenced, around it), so traced minus untraced is what
  * the wrapper costs from a cold-ish cache.  Linked with -lcuda (the fake).
  *
- *   launch_cost [--touch-kb=K] [--launches=N] [--reps=R]
+ *   launch_cost [--touch-kb=K] [--launches=N] [--reps=R] [--sync=1]
+ *
+ * --sync=1 times a cuStreamSynchronize instead (run with
+ * FAKE_CUDA_SYNC_NS=0): what a wait's call stack costs.
  *
  * Prints "truth ns_per_launch=<median of R> touch_kb=K launches=N".
  * test/bench/launch_cost.sh runs it untraced and traced, interleaved.
@@ -37,7 +40,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	long touch_kb = 256, launches = 200000, reps = 7;
+	long touch_kb = 256, launches = 200000, reps = 7, sync = 0;
 	struct wl_env e;
 	volatile unsigned char *pollute;
 	double per[64];
@@ -47,7 +50,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!wl_opt_int(argv[i], "--touch-kb", &touch_kb) &&
 		    !wl_opt_int(argv[i], "--launches", &launches) &&
-		    !wl_opt_int(argv[i], "--reps", &reps))
+		    !wl_opt_int(argv[i], "--reps", &reps) &&
+		    !wl_opt_int(argv[i], "--sync", &sync))
 			wl_fail(__FILE__, __LINE__, argv[i], 0);
 	if (reps < 1 || reps > 64 || touch_kb < 0 || launches < 1)
 		wl_fail(__FILE__, __LINE__, "arguments in range", 0);
@@ -66,8 +70,11 @@ int main(int argc, char **argv)
 			_mm_lfence();
 			a = __rdtsc();
 			_mm_lfence();
-			WL_CK(cuLaunchKernel(e.vecadd, 4, 1, 1, 256, 1, 1, 0,
-					     e.stream, args, NULL));
+			if (sync)
+				WL_CK(cuStreamSynchronize(e.stream));
+			else
+				WL_CK(cuLaunchKernel(e.vecadd, 4, 1, 1, 256, 1, 1, 0,
+						     e.stream, args, NULL));
 			_mm_lfence();
 			b = __rdtsc();
 			ticks += (double)(b - a);
