@@ -17,6 +17,8 @@
 
 #include "preload/cupti.h"
 #include "preload/env.h"
+#include "include/gputrace/format.h"
+#include "preload/gpu_window.h"
 #include "preload/internal.h"
 #include "preload/sampler.h"
 #include "preload/writer.h"
@@ -101,8 +103,8 @@ static void *sampler_main(void *arg)
 			cuda_done = gt_env_cuda(&g);
 		if (gt_cfg.sample_ms)
 			sample(&g);
-		else if (cuda_done)
-			break;
+		else if (cuda_done && gt_gpu_cfg.mode == GT_GPU_MODE_OFF)
+			break;          /* no samples, and no CUPTI to watch */
 		watch_writer();
 		next += period;
 		if (next < gt_now())            /* fell behind: skip ticks */
