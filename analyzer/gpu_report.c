@@ -62,7 +62,7 @@ static void why_not(FILE *out, const struct gpu_stats *s)
 		break;
 	case GT_CUPTI_WAITING:
 		fprintf(out, "  no GPU window opened: the run ended before the first "
-			"(%.1f s after the first traced call,\n  "
+			"(%.1f s after the first GPU work,\n  "
 			"GPUTRACE_GPU_WARMUP_MS); GPUTRACE_GPU=all times every kernel "
 			"of a short run\n", s->state.warmup_ms / 1e3);
 		break;

@@ -286,7 +286,7 @@ static const struct host_span *drained_by(const struct diagnosis *d, uint64_t t)
 void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int sites,
 			 struct host_breakdown *b)
 {
-	uint64_t t = t0;
+	uint64_t t = t0, cap;
 
 	b->span_ns += t1 > t0 ? t1 - t0 : 0;
 	while (t < t1) {
@@ -302,9 +302,7 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int site
 		if (st == HC_WAIT && sp && (sp->flags & HF_UPLOAD))
 			b->wait_upload += end - t;
 		if (st == HC_OUTSIDE && (sp = drained_by(d, t)) &&
-		    t < sp->t1 + (sp->t1 - sp->t0)) {
-			uint64_t cap = sp->t1 + (sp->t1 - sp->t0);
-
+		    t < (cap = sp->t1 + (sp->t1 - sp->t0))) {
 			end = end < cap ? end : cap;
 			b->drained += end - t;
 			if (sites && !d->have_gpu)      /* else the GPU's bubbles say */

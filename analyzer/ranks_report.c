@@ -309,7 +309,6 @@ static void straggler_table(FILE *out, const struct ranks *rk)
 	table_release(&t);
 }
 
-
 void ranks_report_text(FILE *out, const struct ranks *rk, size_t top)
 {
 	(void)top;

@@ -23,8 +23,8 @@ void report_json(FILE *out, const struct model *m);
 /* One line, made printable and cut to REPORT_WIDTH (report_lines.c). */
 void report_line(FILE *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Text wrapped to REPORT_WIDTH: first before its first line, rest before
- * the others. */
+/* Text made printable and wrapped to REPORT_WIDTH: first before its first
+ * line, rest before the others. */
 void report_wrap(FILE *out, const char *first, const char *rest, const char *s);
 
 #endif /* GPUTRACE_ANALYZER_REPORT_H */

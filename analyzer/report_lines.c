@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report_lines.c - lines of the text report: one line made printable and
- * cut to the report width, and text wrapped to it after a prefix.  Every
+ * cut to the report width, and text made printable and wrapped to it
+ * after a prefix.  Every
  * section of the text report writes its prose through these.
  */
 #include <stdarg.h>
@@ -30,9 +31,11 @@ void report_line(FILE *out, const char *fmt, ...)
 	free(raw);
 }
 
-void report_wrap(FILE *out, const char *first, const char *rest, const char *s)
+void report_wrap(FILE *out, const char *first, const char *rest, const char *text)
 {
 	const char *prefix = first;
+	char *clean = printable(text);      /* notes come from the dump */
+	const char *s = clean;
 
 	while (*s) {
 		size_t w = REPORT_WIDTH - strlen(prefix), len = strlen(s);
@@ -48,4 +51,5 @@ void report_wrap(FILE *out, const char *first, const char *rest, const char *s)
 			s++;
 		prefix = rest;
 	}
+	free(clean);
 }

@@ -240,7 +240,7 @@ static void print_header(FILE *out, const struct model *m)
 		report_line(out, "warning: %" PRIu64 " events were dropped: counts "
 		     "and times below are low", m->dropped);
 	for (i = 0; i < m->nr_notes && i < MODEL_NOTES; i++)
-		report_line(out, "note: %s", m->notes[i].text);
+		report_wrap(out, "note: ", "      ", m->notes[i].text);
 	if (m->nr_notes > MODEL_NOTES)
 		report_line(out, "note: ... %zu more notes", m->nr_notes - MODEL_NOTES);
 }

@@ -21,8 +21,9 @@ struct num_setting {
 };
 
 /* Parse a whole decimal number within [min, max], else keep def. */
-static uint64_t env_number(const struct num_setting *s)
+uint64_t gt_env_number(const char *name, uint64_t def, uint64_t min, uint64_t max)
 {
+	const struct num_setting setting = { name, def, min, max }, *s = &setting;
 	const char *v = getenv(s->name);
 	char *end;
 	unsigned long long n;
@@ -50,6 +51,12 @@ static const struct num_setting s_sample_ms = { "GPUTRACE_SAMPLE_MS", 100, 0, 36
 static const struct num_setting s_max_pinned = { "GPUTRACE_MAX_PINNED", 65536, 16, 1 << 24 };
 static const struct num_setting s_nccl_plugin = { "GPUTRACE_NCCL_PLUGIN", 1, 0, 1 };
 static const struct num_setting s_stall_ms = { "GPUTRACE_STALL_MS", 10000, 100, 3600000 };
+static const struct num_setting s_tsc = { "GPUTRACE_TSC", 1, 0, 1 };
+
+static uint64_t env_number(const struct num_setting *s)
+{
+	return gt_env_number(s->name, s->def, s->min, s->max);
+}
 
 void gt_config_load(void)
 {
@@ -65,6 +72,7 @@ void gt_config_load(void)
 	gt_cfg.stall_ms = (uint32_t)env_number(&s_stall_ms);
 	gt_cfg.max_pinned = (uint32_t)env_number(&s_max_pinned);
 	gt_cfg.nccl_plugin = (int)env_number(&s_nccl_plugin);
+	gt_cfg.tsc = (int)env_number(&s_tsc);
 	if (out && strlen(out) >= sizeof(gt_cfg.output)) {
 		gt_log("gputrace: ignoring GPUTRACE_OUTPUT: longer than %zu bytes\n",
 		       sizeof(gt_cfg.output) - 1);

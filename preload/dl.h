@@ -31,15 +31,14 @@ void *gt_elf_find_global(const char *name);
  * wrapper that calls into CUPTI from inside CUPTI re-enters it.
  * gt_dl_untouched(1) passes every lookup of this thread through (while
  * libcupti's constructors run); gt_dl_note_object() remembers the loaded
- * object holding `sym` so that calls from its code pass through;
- * gt_dl_from_noted() says whether pc lies in such an object;
- * gt_dl_from_cupti() also recognizes, and notes, a libcupti another
- * library loaded (PyTorch's), from the lookup of a driver name ("cu...").
+ * object holding `sym` so that calls from its code pass through.
+ * gt_dl_leave_alone() is the one test of the lookup paths (dlsym, dlvsym,
+ * cuGetProcAddress): this thread is untouched, or pc lies in a noted
+ * object, or in a libcupti another library loaded (PyTorch's), which it
+ * recognizes, and notes, from the lookup of a driver name ("cu...").
  */
 void gt_dl_untouched(int on);
-int gt_dl_untouched_now(void);
-int gt_dl_from_cupti(const void *pc, const char *name); /* notes it too */
 void gt_dl_note_object(const void *sym);
-int gt_dl_from_noted(const void *pc);
+int gt_dl_leave_alone(const void *pc, const char *name);
 
 #endif /* GPUTRACE_PRELOAD_DL_H */

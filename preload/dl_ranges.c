@@ -25,11 +25,6 @@ void gt_dl_untouched(int on)
 	untouched = on;
 }
 
-int gt_dl_untouched_now(void)
-{
-	return untouched;
-}
-
 struct span {
 	uintptr_t base;
 	const char *name;
@@ -58,6 +53,18 @@ static int find_span(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+static int from_noted(const void *pc)
+{
+	uintptr_t a = (uintptr_t)pc;
+	int n = atomic_load_explicit(&nranges, memory_order_acquire);
+
+	for (int i = 0; i < n; i++)
+		if (a >= atomic_load_explicit(&ranges[i].lo, memory_order_relaxed) &&
+		    a < atomic_load_explicit(&ranges[i].hi, memory_order_relaxed))
+			return 1;
+	return 0;
+}
+
 void gt_dl_note_object(const void *sym)
 {
 	struct link_map *l = NULL;
@@ -70,7 +77,7 @@ void gt_dl_note_object(const void *sym)
 	s.base = l->l_addr;
 	s.name = l->l_name;
 	dl_iterate_phdr(find_span, &s);
-	if (!s.hi || gt_dl_from_noted((const void *)s.lo))
+	if (!s.hi || from_noted((const void *)s.lo))
 		return;
 	n = atomic_load(&nranges);
 	if (n >= MAX_RANGES)
@@ -80,12 +87,12 @@ void gt_dl_note_object(const void *sym)
 	atomic_store(&nranges, n + 1);
 }
 
-int gt_dl_from_cupti(const void *pc, const char *name)
+int gt_dl_leave_alone(const void *pc, const char *name)
 {
 	Dl_info info;
 	const char *base;
 
-	if (gt_dl_from_noted(pc))
+	if (untouched || from_noted(pc))
 		return 1;
 	if (!name || name[0] != 'c' || name[1] != 'u' || !dladdr(pc, &info) ||
 	    !info.dli_fname)
@@ -96,16 +103,4 @@ int gt_dl_from_cupti(const void *pc, const char *name)
 		return 0;
 	gt_dl_note_object(pc);
 	return 1;
-}
-
-int gt_dl_from_noted(const void *pc)
-{
-	uintptr_t a = (uintptr_t)pc;
-	int n = atomic_load_explicit(&nranges, memory_order_acquire);
-
-	for (int i = 0; i < n; i++)
-		if (a >= atomic_load_explicit(&ranges[i].lo, memory_order_relaxed) &&
-		    a < atomic_load_explicit(&ranges[i].hi, memory_order_relaxed))
-			return 1;
-	return 0;
 }

@@ -76,7 +76,7 @@ static void *filter(const char *name, void *p)
 {
 	int op;
 
-	if (!p || !name || in_hook || gt_dl_untouched_now() ||
+	if (!p || !name || in_hook ||
 	    !((name[0] == 'c' && name[1] == 'u') || (name[0] == 'n' && name[1] == 'c')))
 		return p;
 	in_hook = 1;
@@ -147,7 +147,7 @@ GT_EXPORT void *dlsym(void *handle, const char *name)
 		p = lookup_next(name, NULL, caller);
 	else
 		p = gt_real_dlsym(handle, name);
-	return gt_dl_from_cupti(caller, name) ? p : filter(name, p);
+	return gt_dl_leave_alone(caller, name) ? p : filter(name, p);
 }
 
 GT_EXPORT void *dlvsym(void *handle, const char *name, const char *version)
@@ -159,5 +159,5 @@ GT_EXPORT void *dlvsym(void *handle, const char *name, const char *version)
 		p = lookup_next(name, version, caller);
 	else
 		p = gt_real_dlvsym(handle, name, version);
-	return gt_dl_from_cupti(caller, name) ? p : filter(name, p);
+	return gt_dl_leave_alone(caller, name) ? p : filter(name, p);
 }

@@ -34,6 +34,7 @@
 #define DRAIN_MAX_MS 30000          /* ... and at most, waiting to detach */
 #define CLOCK_EVERY_MS 10000        /* clock pairs while a window is open */
 #define CLOCK_BATCH_MS 100          /* ... and before records, at most */
+#define NOT_YET UINT64_MAX          /* next_open before the first GPU work */
 
 struct gt_gpu_cfg gt_gpu_cfg;
 atomic_int gt_cupti_early_done;
@@ -57,26 +58,13 @@ static struct {
 	unsigned generation;        /* gt_generation the session belongs to */
 	uint64_t took[SW_N];        /* this window's switching, ns */
 	uint64_t took_all[SW_N];    /* all windows' */
-	int first_work_seen;        /* the first window's warm-up is counting */
 } gw;
 
 /* ---- settings ------------------------------------------------------------ */
 
 static uint32_t env_ms(const char *name, uint32_t def, uint32_t min, uint32_t max)
 {
-	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return def;
-	n = strtoull(v, &end, 10);
-	if (*end || v[0] == '-' || n < min || n > max) {
-		gt_log("gputrace: ignoring %s='%s' (want %u..%u), using %u\n",
-		       name, v, min, max, def);
-		return def;
-	}
-	return (uint32_t)n;
+	return (uint32_t)gt_env_number(name, def, min, max);
 }
 
 /* A word setting: the index of v in words, else def (said once). */
@@ -347,7 +335,7 @@ static void first_cycle(uint64_t now)
 {
 	atomic_store(&gt_cupti_early_done, 1);      /* too late for "early" */
 	gw.phase = P_WAIT;
-	gw.next_open = now + (uint64_t)gt_gpu_cfg.warmup_ms * MS;  /* see first_window_due */
+	gw.next_open = NOT_YET;     /* warm-up from the first GPU work: step() */
 	if (gw.early_opened) {                      /* GPUTRACE_GPU=all, early */
 		gw.opened = gw.early_opened;
 		gw.seq++;
@@ -368,29 +356,24 @@ static void first_cycle(uint64_t now)
  * not from its start: loading a framework and a data set can take longer
  * than the warm-up, and a window before any launch times nothing.
  */
-static int first_window_due(void)
+static void first_work_seen(void)
 {
 	uint64_t first = gt_writer_first_work();
 
-	if (gw.first_work_seen)
-		return 1;
 	if (!first)
-		return 0;
-	gw.first_work_seen = 1;
+		return;
 	gw.next_open = first + (uint64_t)gt_gpu_cfg.warmup_ms * MS;
 	gt_debug("gputrace: first GPU work %.3f s after the start: the first "
 		 "window opens %u ms later\n", (double)(first - gt_start_ns) / 1e9,
 		 gt_gpu_cfg.warmup_ms);
-	return 1;
 }
 
 static void step(uint64_t now)
 {
 	switch (gw.phase) {
 	case P_WAIT:
-		if (!gw.seq && gt_gpu_cfg.mode == GT_GPU_MODE_WINDOWS &&
-		    !first_window_due())
-			break;
+		if (gw.next_open == NOT_YET)
+			first_work_seen();
 		if (now >= gw.next_open)
 			open_window(now);
 		break;

@@ -86,10 +86,14 @@ struct gt_config {
 	uint32_t stall_ms;          /* GPUTRACE_STALL_MS: writer stuck, say so */
 	uint32_t max_pinned;        /* GPUTRACE_MAX_PINNED */
 	int nccl_plugin;            /* GPUTRACE_NCCL_PLUGIN */
+	int tsc;                    /* GPUTRACE_TSC: TSC stamps where safe */
 };
 
 extern struct gt_config gt_cfg;
 void gt_config_load(void);
+/* A whole decimal GPUTRACE_* number within [min, max], else def (said
+ * once on stderr): every numeric setting is read through this. */
+uint64_t gt_env_number(const char *name, uint64_t def, uint64_t min, uint64_t max);
 
 /* Monotonic nanoseconds: the time base of every record. */
 gt_hot_inline uint64_t gt_now(void)

@@ -97,7 +97,7 @@ GT_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn,
 					    int version, cuuint64_t flags)
 {
 	PFN_cuGetProcAddress_v11030 real = (PFN_cuGetProcAddress_v11030)real_gpa(0);
-	int untouched = gt_dl_from_cupti(__builtin_return_address(0), symbol);
+	int untouched = gt_dl_leave_alone(__builtin_return_address(0), symbol);
 	CUresult res;
 
 	if (!untouched)
@@ -115,7 +115,7 @@ GT_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
 					       CUdriverProcAddressQueryResult *status)
 {
 	PFN_cuGetProcAddress_v12000 real = (PFN_cuGetProcAddress_v12000)real_gpa(1);
-	int untouched = gt_dl_from_cupti(__builtin_return_address(0), symbol);
+	int untouched = gt_dl_leave_alone(__builtin_return_address(0), symbol);
 	CUresult res;
 
 	if (!untouched)

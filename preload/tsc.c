@@ -15,7 +15,6 @@
  */
 #include <fcntl.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -78,10 +77,8 @@ static int kernel_uses_tsc(void)
 
 void gt_tsc_init(void)
 {
-	const char *v = getenv("GPUTRACE_TSC");
-
 	/* (elsewhere than x86 the clocksource is never "tsc") */
-	if ((v && !strcmp(v, "0")) || !kernel_uses_tsc())
+	if (!gt_cfg.tsc || !kernel_uses_tsc())
 		return;
 	prev = cur = take_pair();       /* the period comes at the first cycle */
 	gt_tsc_on = 1;

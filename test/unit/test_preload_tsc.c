@@ -3,7 +3,8 @@
  * test_preload_tsc.c - unit tests (cmocka) for the time-stamp counter
  * stamps of ring records (preload/tsc.c): turned into nanoseconds the way
  * the writer does each cycle, a stamp lands between the clock reads taken
- * around it; GPUTRACE_TSC=0 keeps plain CLOCK_MONOTONIC.
+ * around it; GPUTRACE_TSC=0 (gt_cfg.tsc, read by config.c) keeps plain
+ * CLOCK_MONOTONIC.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,13 +19,15 @@
 #define SAMPLES 256
 #define SLACK_NS 1000               /* a pair's jitter, generously */
 
+struct gt_config gt_cfg;            /* config.c's, not linked here */
+
 static void stamps_become_the_clock(void **state)
 {
 	uint64_t before[SAMPLES], stamp[SAMPLES], after[SAMPLES];
 	uint64_t worst = 0;
 
 	(void)state;
-	unsetenv("GPUTRACE_TSC");
+	gt_cfg.tsc = 1;                 /* GPUTRACE_TSC unset */
 	gt_tsc_init();
 	if (!gt_tsc_on)
 		skip();                 /* the kernel does not keep time with it */
@@ -57,7 +60,7 @@ static void off_when_asked(void **state)
 
 	(void)state;
 	gt_tsc_on = 0;
-	setenv("GPUTRACE_TSC", "0", 1);
+	gt_cfg.tsc = 0;                 /* GPUTRACE_TSC=0 */
 	gt_tsc_init();
 	assert_int_equal(gt_tsc_on, 0);
 	a = gt_now();
