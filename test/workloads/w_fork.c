@@ -14,9 +14,12 @@
  * Each process that made CUDA calls prints its truth line (launcher.h).
  * The parent prints "children ok K" when every child exited 0 within 10 s
  * (a child stuck on a lock held across fork would not), and exits 1 if
- * one did not.
+ * one did not; of a stuck child it first prints, per thread, the system
+ * call it is in and the mapping its user PC lies in (/proc), to tell
+ * which lock.
  */
 #include <pthread.h>
+#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -24,6 +27,62 @@
 
 static struct launcher L;
 static atomic_int stop;
+
+/* The mapping of /proc/PID/maps that holds pc, on stderr. */
+static void say_mapping(pid_t pid, unsigned long pc)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, off;
+
+		if (sscanf(line, "%lx-%lx %*s %lx", &lo, &hi, &off) == 3 &&
+		    pc >= lo && pc < hi) {
+			fprintf(stderr, "    pc %#lx = offset %#lx in %s", pc,
+				pc - lo + off, line);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* Where each thread of a stuck child is: its system call and user PC. */
+static void say_where(pid_t pid)
+{
+	char path[64], buf[512];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return;
+	while ((e = readdir(d))) {
+		FILE *f;
+		unsigned long pc = 0;
+		char *last;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(buf, sizeof(buf), "%s/%.32s/syscall", path, e->d_name);
+		if (!(f = fopen(buf, "r")))
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = 0;
+			fprintf(stderr, "  thread %s: syscall %s\n", e->d_name, buf);
+			last = strrchr(buf, ' ');
+			if (last)
+				pc = strtoul(last + 1, NULL, 16);
+		}
+		fclose(f);
+		if (pc)
+			say_mapping(pid, pc);
+	}
+	closedir(d);
+}
 
 /* Wait for a child at most 10 s; 1 if it exited 0. */
 static int reap(pid_t pid)
@@ -38,6 +97,7 @@ static int reap(pid_t pid)
 		usleep(1000);
 	}
 	fprintf(stderr, "child %d hangs\n", (int)pid);
+	say_where(pid);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return 0;
