@@ -253,6 +253,10 @@ int dump_parse_chunk(struct dump_reader *r, struct dump_record *rec)
 		return dump_parse_window(r, rec);
 	case GT_CHUNK_CLOCK:
 		return dump_parse_clock(r, rec);
+	case GT_CHUNK_STEPS:
+		return dump_parse_steps(r, rec);
+	case GT_CHUNK_SWITCH:
+		return dump_parse_switch(r, rec);
 	default:
 		return 0;           /* a newer chunk type: skip it */
 	}

@@ -64,6 +64,10 @@ int dump_parse_nccl_prof(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_stack(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_modules(struct dump_reader *r, struct dump_record *rec);
 
+/* Steps and switching spans (steps_chunks.c): 1 or -1. */
+int dump_parse_steps(struct dump_reader *r, struct dump_record *rec);
+int dump_parse_switch(struct dump_reader *r, struct dump_record *rec);
+
 /* NVTX, environment and sample chunks (env_chunks.c): 1 or -1. */
 int dump_parse_nvtx(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_info(struct dump_reader *r, struct dump_record *rec);

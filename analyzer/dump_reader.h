@@ -51,6 +51,8 @@ enum dump_rec_type {
 	DUMP_GPU = GT_CHUNK_GPU,
 	DUMP_WINDOW = GT_CHUNK_WINDOW,
 	DUMP_CLOCK = GT_CHUNK_CLOCK,
+	DUMP_STEPS = GT_CHUNK_STEPS,
+	DUMP_SWITCH = GT_CHUNK_SWITCH,
 };
 
 struct dump_process {
@@ -159,6 +161,12 @@ struct dump_record {
 		} gpu;
 		struct gt_gpu_window window;
 		struct gt_clock_pair clock;
+		struct {
+			struct gt_steps_header h;
+			const uint8_t *deltas;  /* h.count - 1 varints, checked */
+			const uint8_t *end;
+		} steps;                /* read with dump_steps_next() */
+		struct gt_gpu_switch gswitch;
 	};
 };
 
@@ -176,6 +184,13 @@ const char *dump_error(const struct dump_reader *r);
 const struct gt_file_header *dump_header(const struct dump_reader *r);
 /* After the end: whether the dump stopped without a GT_CHUNK_END. */
 int dump_ends_early(const struct dump_reader *r);
+/*
+ * The boundaries of a DUMP_STEPS record one by one: start with *pos NULL
+ * and prev 0, then pass back what it returned; rec->steps.h.count calls.
+ */
+uint64_t dump_steps_next(const struct dump_record *rec, const uint8_t **pos,
+			 uint64_t prev);
+
 /* The text of a string the dump has defined so far, or NULL. */
 const char *dump_string(const struct dump_reader *r, uint32_t id);
 

@@ -353,6 +353,17 @@ static void add_gpu_chunk(struct model *m, const struct dump_reader *r,
 	}
 }
 
+#define NO_WINDOW "gpu: no GPU window opened: "
+
+/* The library says why a run had no window; the report repeats it. */
+static void add_note(struct gpu_stats *s, const char *text)
+{
+	if (strncmp(text, NO_WINDOW, strlen(NO_WINDOW)))
+		return;
+	free(s->no_window);
+	s->no_window = xstrdup(text + strlen(NO_WINDOW));
+}
+
 void gpu_add(struct model *m, const struct dump_reader *r,
 	     const struct dump_record *rec)
 {
@@ -365,6 +376,9 @@ void gpu_add(struct model *m, const struct dump_reader *r,
 		break;
 	case DUMP_CLOCK:
 		gpu_clock_add(&stats(m)->clock, &rec->clock);
+		break;
+	case DUMP_NOTE:
+		add_note(stats(m), rec->note.text);
 		break;
 	default:
 		break;
@@ -523,6 +537,7 @@ void gpu_release(struct model *m)
 	free_only(s);
 	free(s->path);
 	free(s->holder);
+	free(s->no_window);
 	free(s);
 	m->gpu = NULL;
 }

@@ -112,6 +112,7 @@ struct gpu_stats {
 	struct gt_gpu_state state;
 	int have_state;
 	char *path, *holder;
+	char *no_window;            /* the library's note: why none opened */
 	struct gt_gpu_drops drops;
 	struct gpu_clock clock;
 

@@ -61,10 +61,13 @@ static void why_not(FILE *out, const struct gpu_stats *s)
 		      "only\n", out);
 		break;
 	case GT_CUPTI_WAITING:
-		fprintf(out, "  no GPU window opened: the run ended before the first "
-			"(%.1f s after the first GPU work,\n  "
-			"GPUTRACE_GPU_WARMUP_MS); GPUTRACE_GPU=all times every kernel "
-			"of a short run\n", s->state.warmup_ms / 1e3);
+		if (s->no_window)
+			fprintf(out, "  no GPU window opened: %s\n", s->no_window);
+		else
+			fprintf(out, "  no GPU window opened: the run ended before the "
+				"first (%.1f s after the first GPU work,\n  "
+				"GPUTRACE_GPU_WARMUP_MS); GPUTRACE_GPU=all times every "
+				"kernel of a short run\n", s->state.warmup_ms / 1e3);
 		break;
 	default:
 		fputs("  off (GPUTRACE_GPU=off or GPUTRACE_CUPTI=0): host "

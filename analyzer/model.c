@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyzer/callsite.h"
+#include "analyzer/cost.h"
 #include "analyzer/diagnosis.h"
 #include "analyzer/env.h"
 #include "analyzer/gpu.h"
@@ -208,6 +209,7 @@ void model_add(struct model *m, const struct dump_reader *r,
 	env_add(m, r, rec);
 	gpu_add(m, r, rec);
 	diagnosis_add(m, r, rec);       /* after gpu_add: its clock fit */
+	cost_add(m, rec);
 	switch (rec->type) {
 	case DUMP_PROCESS:
 		add_process(m, rec->process);
@@ -263,6 +265,7 @@ void model_finish(struct model *m, int ends_early)
 	gpu_finish(m);              /* before nvtx_finish: it asks for busy time */
 	nvtx_finish(m);
 	diagnosis_finish(m);
+	cost_finish(m);
 }
 
 static void free_values(struct hmap *h, void (*fn)(void *))
@@ -302,5 +305,6 @@ void model_release(struct model *m)
 	nvtx_release(m);
 	gpu_release(m);
 	diagnosis_release(m);
+	cost_release(m);
 	env_release(m);
 }

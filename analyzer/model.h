@@ -86,6 +86,7 @@ struct model {
 	struct callsites *callsites;    /* callsite.c */
 	struct gpu_stats *gpu;          /* gpu.c */
 	struct diagnosis *diag;         /* diagnosis.c */
+	struct cost_stats *cost;        /* cost.c */
 };
 
 void model_init(struct model *m, const struct gt_file_header *h);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "analyzer/callsite.h"
+#include "analyzer/cost.h"
 #include "analyzer/diagnosis.h"
 #include "analyzer/env.h"
 #include "analyzer/gpu.h"
@@ -207,6 +208,7 @@ void report_json(FILE *out, const struct model *m)
 	callsites_json(&j, m);
 	nvtx_report_json(&j, m);
 	diagnosis_report_json(&j, m);
+	cost_report_json(&j, m);
 	env_report_json(&j, m);
 	json_key(&j, "gpu");            /* the GPU timeline adds its keys here */
 	json_begin_object(&j);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyzer/callsite.h"
+#include "analyzer/cost.h"
 #include "analyzer/demangle.h"
 #include "analyzer/diagnosis.h"
 #include "analyzer/env.h"
@@ -243,6 +244,7 @@ static void print_header(FILE *out, const struct model *m)
 		report_wrap(out, "note: ", "      ", m->notes[i].text);
 	if (m->nr_notes > MODEL_NOTES)
 		report_line(out, "note: ... %zu more notes", m->nr_notes - MODEL_NOTES);
+	cost_report_text(out, m);
 }
 
 void report_text(FILE *out, const struct model *m,

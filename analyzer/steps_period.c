@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analyzer/diagnosis_internal.h"
+#include "gputrace/period.h"
 #include "analyzer/util.h"
 
 #define CHECK_EVERY 1024
@@ -39,25 +40,7 @@ static size_t ring_len(const struct period_det *p)
 
 uint32_t steps_suffix_period(const uint32_t *tok, size_t n, int32_t *pi)
 {
-	size_t k = 0;
-
-	if (!n)
-		return 0;
-	pi[0] = 0;
-	for (size_t i = 1; i < n; i++) {
-		while (k && tok[i] != tok[k])
-			k = (size_t)pi[k - 1];
-		if (tok[i] == tok[k])
-			k++;
-		pi[i] = (int32_t)k;
-	}
-	for (size_t len = n; len >= 3 && 2 * len >= n; len--) {
-		size_t p = len - (size_t)pi[len - 1];
-
-		if (len >= 3 * p)
-			return (uint32_t)p;
-	}
-	return 0;
+	return gt_suffix_period(tok, n, pi);
 }
 
 static void add_bound(struct period_det *p, uint64_t t)
@@ -78,12 +61,10 @@ static void add_bound(struct period_det *p, uint64_t t)
 /* Hash of the w tokens ending at chronological position end. */
 static uint64_t gram(const struct period_det *p, size_t end, uint32_t w)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = GT_GRAM_SEED;
 
-	for (uint32_t k = 0; k < w; k++) {
-		h ^= p->tok[ring_pos(p, end - k)];
-		h *= 1099511628211ull;
-	}
+	for (uint32_t k = 0; k < w; k++)
+		h = gt_gram_step(h, p->tok[ring_pos(p, end - k)]);
 	return h;
 }
 

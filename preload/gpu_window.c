@@ -2,30 +2,38 @@
 /*
  * gpu_window.c - the GPU timing windows (gpu_window.h): settings, the
  * schedule, and what the dump learns about them (windows, clock pairs,
- * CUPTI's state, drops).  The schedule runs in the writer thread's cycle:
+ * CUPTI's state, drops, switching spans).  The schedule runs in the
+ * writer thread's cycle:
  *
- *   wait  --(time)-->  open: attach, clock pair, enable kinds, window chunk
- *   open  --(window_ms, or never with GPUTRACE_GPU=all)-->  close: disable,
- *         window chunk, clock pair, forced flush
+ *   wait  --(steady steps, a request, a step range, else the clock)-->
+ *         open: attach, clock pair, enable kinds, window chunk
+ *   open  --(whole steps and time covered; the clock's window_ms; never
+ *         with GPUTRACE_GPU=all)-->  close: disable, window chunk, clock
+ *         pair, forced flush
  *   drain --(every record the window's work should bring came, else
  *         DRAIN_MS; no wrapper inside a push)-->  forced flush, detach
- *         (GPUTRACE_GPU_SWITCH=finalize), wait for the next period
+ *         (GPUTRACE_GPU_SWITCH=finalize), switching span, wait
  *
  * Records of kernels launched in a window but still running when it
  * closes come in during the drain.  At exit a window still open is closed
  * and everything CUPTI holds is flushed.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "include/gputrace/format.h"
 #include "preload/cupti.h"
 #include "preload/cupti_internal.h"
 #include "preload/gpu_window.h"
 #include "preload/internal.h"
+#include "preload/signals.h"
+#include "preload/steps.h"
 #include "preload/writer.h"
 
 #define MS 1000000ull
@@ -35,6 +43,9 @@
 #define CLOCK_EVERY_MS 10000        /* clock pairs while a window is open */
 #define CLOCK_BATCH_MS 100          /* ... and before records, at most */
 #define NOT_YET UINT64_MAX          /* next_open before the first GPU work */
+#define TRIGGER_EVERY_MS 200        /* GPUTRACE_GPU_TRIGGER looked for */
+#define STEP_CAP 3                  /* a steps window closes by this many
+                                       times its expected length at most */
 
 struct gt_gpu_cfg gt_gpu_cfg;
 atomic_int gt_cupti_early_done;
@@ -46,9 +57,17 @@ enum phase { P_START, P_WAIT, P_OPEN, P_DRAIN, P_DONE };
 enum sw { SW_ATTACH, SW_ENABLE, SW_DISABLE, SW_DETACH, SW_N };
 #define SWITCH_NOTES 3              /* windows noted one by one */
 
+/* A window asked for by the signal or the trigger file (a reason). */
+static atomic_uint requested;
+
 static struct {
 	enum phase phase;
-	uint64_t next_open, opened, closed;
+	uint32_t reason;            /* enum gt_window_reason of the current */
+	uint64_t next_open, opened, closed, attach;
+	uint64_t steps_windows;     /* windows placed on steps so far */
+	uint64_t last_trigger;      /* when the trigger file was last looked for */
+	int trigger_stuck;          /* it is there, and could not be removed */
+	int range_done;
 	uint64_t last_flush, last_clock;
 	uint64_t early_opened;      /* GPUTRACE_GPU=all opened before the dump */
 	uint32_t seq;
@@ -82,6 +101,83 @@ static int env_word(const char *name, const char *const *words, int n, int def)
 	return def;
 }
 
+/* "a-b" (steps, from 1), else 0 (said once). */
+static void env_range(uint64_t *lo, uint64_t *hi)
+{
+	const char *v = getenv("GPUTRACE_GPU_STEPS");
+	unsigned long long a, b;
+	int n = 0;
+
+	*lo = *hi = 0;
+	if (!v || !*v)
+		return;
+	if (sscanf(v, "%llu-%llu%n", &a, &b, &n) == 2 && !v[n] && a >= 1 && b >= a) {
+		*lo = a;
+		*hi = b;
+		return;
+	}
+	gt_log("gputrace: ignoring GPUTRACE_GPU_STEPS='%s' (want FIRST-LAST, "
+	       "steps counted from 1)\n", v);
+}
+
+/* A signal's name or number: USR2, SIGUSR2, RTMIN+N, 12; 0 or off: none. */
+static int signal_number(const char *v)
+{
+	static const struct { const char *name; int sig; } names[] = {
+		{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
+		{ "URG", SIGURG }, { "WINCH", SIGWINCH }, { "PROF", SIGPROF },
+	};
+	char *end;
+	long n;
+
+	if (!strncmp(v, "SIG", 3))
+		v += 3;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i].name))
+			return names[i].sig;
+	if (!strncmp(v, "RTMIN+", 6) && (n = strtol(v + 6, &end, 10)) >= 0 &&
+	    !*end && SIGRTMIN + n <= SIGRTMAX)
+		return SIGRTMIN + (int)n;
+	n = strtol(v, &end, 10);
+	return *v && !*end && n >= 0 && n < NSIG ? (int)n : -1;
+}
+
+static int env_signal(void)
+{
+	const char *v = getenv("GPUTRACE_GPU_SIGNAL");
+	int sig;
+
+	if (!v || !*v)
+		return SIGUSR2;
+	if (!strcmp(v, "off"))
+		return 0;
+	sig = signal_number(v);
+	if (sig < 0 || sig == SIGKILL || sig == SIGSTOP) {
+		gt_log("gputrace: ignoring GPUTRACE_GPU_SIGNAL='%s' (want USR1, "
+		       "USR2, RTMIN+N, a number, or off); using SIGUSR2\n", v);
+		return SIGUSR2;
+	}
+	return sig;
+}
+
+static void load_windows(struct gt_gpu_cfg *c)
+{
+	static const char *const places[] = { "steps", "clock" };
+	const char *t = getenv("GPUTRACE_GPU_TRIGGER");
+
+	c->window_ms = env_ms("GPUTRACE_GPU_WINDOW_MS", 500, 10, 3600000);
+	c->period_ms = env_ms("GPUTRACE_GPU_PERIOD_MS", 30000, 10, 86400000);
+	c->warmup_ms = env_ms("GPUTRACE_GPU_WARMUP_MS", 5000, 0, 86400000);
+	c->window_steps = env_ms("GPUTRACE_GPU_WINDOW_STEPS", 10, 1, 1000000);
+	c->place_clock = env_word("GPUTRACE_GPU_PLACE", places, 2, 0);
+	env_range(&c->range_lo, &c->range_hi);
+	c->signal = env_signal();
+	if (t && *t && strlen(t) < sizeof(c->trigger))
+		strcpy(c->trigger, t);
+	if (c->period_ms < c->window_ms)
+		c->period_ms = c->window_ms;
+}
+
 static void load_settings(void)
 {
 	static const char *const modes[] = { "windows", "all", "off" };
@@ -92,9 +188,7 @@ static void load_settings(void)
 
 	c->cupti = (int)env_ms("GPUTRACE_CUPTI", 1, 0, 1);
 	c->mode = (uint32_t)env_word("GPUTRACE_GPU", modes, 3, 0) + GT_GPU_MODE_WINDOWS;
-	c->window_ms = env_ms("GPUTRACE_GPU_WINDOW_MS", 2000, 10, 3600000);
-	c->period_ms = env_ms("GPUTRACE_GPU_PERIOD_MS", 30000, 10, 86400000);
-	c->warmup_ms = env_ms("GPUTRACE_GPU_WARMUP_MS", 5000, 0, 86400000);
+	load_windows(c);
 	/*
 	 * Between windows CUPTI is detached: attached with its kinds off it
 	 * still cost about 1 us per launch on the H200 (cupti_probe.cu), and
@@ -112,8 +206,6 @@ static void load_settings(void)
 		c->latency = -1;    /* auto: where CUPTI is safe with them */
 	c->early = (int)env_ms("GPUTRACE_CUPTI_EARLY",
 			       c->mode == GT_GPU_MODE_ALL, 0, 1);
-	if (c->period_ms < c->window_ms)
-		c->period_ms = c->window_ms;
 	if (!c->cupti)
 		c->mode = GT_GPU_MODE_OFF;
 }
@@ -256,7 +348,19 @@ static void put_drops(void)
 
 /* ---- the schedule ----------------------------------------------------------- */
 
-static void open_window(uint64_t now)
+/* The whole switching span of a window, once CUPTI is off again. */
+static void put_switch(uint64_t off)
+{
+	struct gt_gpu_switch sw = {
+		.seq = gw.seq, .reason = gw.reason, .attach_ns = gw.attach,
+		.off_ns = off,
+		.steps = gw.reason == GT_WINDOW_STEPS ? gt_gpu_cfg.window_steps : 0,
+	};
+
+	gt_writer_side_chunk(GT_CHUNK_SWITCH, &sw, sizeof(sw), NULL, 0);
+}
+
+static void open_window(uint64_t now, uint32_t reason)
 {
 	uint64_t t = now;
 	int failed = gt_cupti_attach();
@@ -276,11 +380,15 @@ static void open_window(uint64_t now)
 		gw.phase = P_DONE;
 		return;
 	}
+	gw.attach = now;
+	gw.reason = reason;
 	gw.opened = gt_now();       /* ids pushed and kinds on from here */
 	gw.seq++;
+	gw.steps_windows += reason == GT_WINDOW_STEPS;
 	put_window(gw.opened, 0);
 	gw.phase = P_OPEN;
 	gw.last_flush = gw.opened;
+	gt_debug("gputrace: window %u opens (reason %u)\n", gw.seq, reason);
 }
 
 /* The window ends before the kinds go off: a call that starts after its
@@ -323,6 +431,7 @@ static void end_drain(uint64_t now)
 	} else {
 		gt_cupti_flush(1);
 	}
+	put_switch(gt_now());
 	note_switching();
 	gw.next_open = gw.opened + (uint64_t)gt_gpu_cfg.period_ms * MS;
 	if (gw.next_open <= now)
@@ -337,7 +446,8 @@ static void first_cycle(uint64_t now)
 	gw.phase = P_WAIT;
 	gw.next_open = NOT_YET;     /* warm-up from the first GPU work: step() */
 	if (gw.early_opened) {                      /* GPUTRACE_GPU=all, early */
-		gw.opened = gw.early_opened;
+		gw.opened = gw.attach = gw.early_opened;
+		gw.reason = GT_WINDOW_ALL;
 		gw.seq++;
 		put_clock(now);
 		put_window(gw.opened, 0);
@@ -352,9 +462,10 @@ static void first_cycle(uint64_t now)
 }
 
 /*
- * The first window's warm-up counts from the program's first GPU work,
- * not from its start: loading a framework and a data set can take longer
- * than the warm-up, and a window before any launch times nothing.
+ * The clock's first window counts its warm-up from the program's first
+ * GPU work, not from its start: loading a framework and a data set can
+ * take longer than the warm-up, and a window before any launch times
+ * nothing.
  */
 static void first_work_seen(void)
 {
@@ -363,23 +474,105 @@ static void first_work_seen(void)
 	if (!first)
 		return;
 	gw.next_open = first + (uint64_t)gt_gpu_cfg.warmup_ms * MS;
-	gt_debug("gputrace: first GPU work %.3f s after the start: the first "
-		 "window opens %u ms later\n", (double)(first - gt_start_ns) / 1e9,
-		 gt_gpu_cfg.warmup_ms);
+	gt_debug("gputrace: first GPU work %.3f s after the start: a window by "
+		 "the clock opens %u ms later unless steps are found\n",
+		 (double)(first - gt_start_ns) / 1e9, gt_gpu_cfg.warmup_ms);
+}
+
+static void on_request(void)
+{
+	atomic_store(&requested, GT_WINDOW_SIGNAL);
+}
+
+/* The trigger file, looked for every TRIGGER_EVERY_MS: its appearing
+ * asks for one window, and it is removed (one that cannot be removed
+ * asks once, until it is gone). */
+static int triggered(uint64_t now)
+{
+	int there;
+
+	if (!gt_gpu_cfg.trigger[0] || now - gw.last_trigger < TRIGGER_EVERY_MS * MS)
+		return 0;
+	gw.last_trigger = now;
+	there = access(gt_gpu_cfg.trigger, F_OK) == 0;
+	if (!there || gw.trigger_stuck) {
+		gw.trigger_stuck = there;
+		return 0;
+	}
+	if (unlink(gt_gpu_cfg.trigger)) {
+		gt_warn_once("gputrace: cannot remove GPUTRACE_GPU_TRIGGER '%s' (%s); "
+			     "it asks for one window until it is gone\n",
+			     gt_gpu_cfg.trigger, strerror(errno));
+		gw.trigger_stuck = 1;
+	}
+	return 1;
+}
+
+/* Why a window should open now (enum gt_window_reason), or 0. */
+static uint32_t due_reason(uint64_t now)
+{
+	const struct gt_steps_view *v = gt_steps_view();
+	uint32_t req = atomic_exchange(&requested, 0);
+
+	if (req || triggered(now))
+		return req ? req : GT_WINDOW_FILE;
+	if (gt_gpu_cfg.mode == GT_GPU_MODE_ALL)
+		return now >= gw.next_open ? GT_WINDOW_ALL : 0;
+	if (gt_gpu_cfg.range_lo)
+		return !gw.range_done && v->source &&
+		       v->count + 1 >= gt_gpu_cfg.range_lo ? GT_WINDOW_RANGE : 0;
+	if (v->source && !gt_gpu_cfg.place_clock)
+		return v->steady && (!gw.steps_windows || now >= gw.next_open)
+		       ? GT_WINDOW_STEPS : 0;
+	return now >= gw.next_open ? GT_WINDOW_CLOCK : 0;
+}
+
+/* Whole steps begun and ended inside the open window, and their span. */
+static uint64_t steps_inside(uint64_t *span)
+{
+	uint64_t first = 0, n = gt_steps_bounds_after(gw.opened, &first);
+
+	*span = n ? gt_steps_view()->last_ns - first : 0;
+	return n ? n - 1 : 0;
+}
+
+/* Whether the open window has what it was opened for. */
+static int window_done(uint64_t now)
+{
+	const struct gt_steps_view *v = gt_steps_view();
+	uint64_t len = (uint64_t)gt_gpu_cfg.window_ms * MS, span, whole, cap;
+
+	if (gt_gpu_cfg.mode == GT_GPU_MODE_ALL)
+		return 0;
+	if (gw.reason == GT_WINDOW_RANGE)
+		return v->count >= gt_gpu_cfg.range_hi + 1 ||
+		       (v->median_ns && now - gw.opened > (gt_gpu_cfg.range_hi -
+			gt_gpu_cfg.range_lo + 3) * STEP_CAP * v->median_ns + len);
+	if (!v->source || gw.reason == GT_WINDOW_CLOCK || !v->median_ns)
+		return now >= gw.opened + len;
+	whole = steps_inside(&span);
+	if (whole >= gt_gpu_cfg.window_steps && span >= len)
+		return 1;
+	cap = STEP_CAP * (gt_gpu_cfg.window_steps + 1) * v->median_ns;
+	return now - gw.opened >= (cap > len ? cap : len);
 }
 
 static void step(uint64_t now)
 {
+	uint32_t reason;
+
 	switch (gw.phase) {
 	case P_WAIT:
 		if (gw.next_open == NOT_YET)
 			first_work_seen();
-		if (now >= gw.next_open)
-			open_window(now);
+		if ((reason = due_reason(now)))
+			open_window(now, reason);
+		if (reason == GT_WINDOW_RANGE)
+			gw.range_done = 1;
 		break;
 	case P_OPEN:
-		if (gt_gpu_cfg.mode == GT_GPU_MODE_WINDOWS &&
-		    now >= gw.opened + (uint64_t)gt_gpu_cfg.window_ms * MS)
+		atomic_store(&requested, 0);    /* asked for: this one is it */
+		if (window_done(now))
 			close_window();
 		else if (now - gw.last_clock >= CLOCK_EVERY_MS * MS)
 			put_clock(now);
@@ -399,9 +592,38 @@ static void step(uint64_t now)
 	}
 }
 
+/* A run that ends with no window: the notes say why. */
+static void note_no_window(void)
+{
+	const struct gt_steps_view *v = gt_steps_view();
+
+	if (gw.seq || gt_gpu_cfg.mode != GT_GPU_MODE_WINDOWS)
+		return;
+	if (!gt_writer_first_work())
+		put_note("gpu: no GPU window opened: the program gave the GPU no work");
+	else if (gt_gpu_cfg.range_lo)
+		put_note("gpu: no GPU window opened: GPUTRACE_GPU_STEPS=%llu-%llu, and "
+			 "%llu steps were found", (unsigned long long)gt_gpu_cfg.range_lo,
+			 (unsigned long long)gt_gpu_cfg.range_hi,
+			 (unsigned long long)v->count);
+	else if (v->source && !gt_gpu_cfg.place_clock)
+		put_note("gpu: no GPU window opened: %llu steps were found, but %s "
+			 "(GPUTRACE_GPU_STEADY_STEPS); GPUTRACE_GPU=all times every "
+			 "kernel of a short run", (unsigned long long)v->count,
+			 v->why ? v->why : "they ended first");
+	else
+		put_note("gpu: no GPU window opened: %s, and the run ended before "
+			 "the clock's first window (%.1f s after the first GPU work, "
+			 "GPUTRACE_GPU_WARMUP_MS); GPUTRACE_GPU=all times every kernel "
+			 "of a short run", v->why ? v->why : "no steps were found",
+			 gt_gpu_cfg.warmup_ms / 1e3);
+}
+
 /* At exit: close what is open, take everything CUPTI holds. */
 static void final_step(void)
 {
+	int was_on = gw.phase == P_OPEN || gw.phase == P_DRAIN;
+
 	if (gw.phase == P_OPEN)
 		close_window();
 	if (gw.phase == P_DRAIN)
@@ -414,6 +636,8 @@ static void final_step(void)
 			 SW_MS(gw.took_all, 0), SW_MS(gw.took_all, 1),
 			 SW_MS(gw.took_all, 2), SW_MS(gw.took_all, 3));
 	gt_cupti_flush(1);          /* nothing when detached */
+	if (was_on)
+		put_switch(0);
 	put_clock(gt_now());
 	gw.phase = P_DONE;
 }
@@ -463,6 +687,13 @@ static void gpu_cycle(int final)
 	put_drops();
 }
 
+/* The dump ends: every event is in, so a run with none can say why. */
+static void gpu_end(void)
+{
+	if (gw.generation == atomic_load(&gt_generation) && gw.phase != P_START)
+		note_no_window();
+}
+
 /* ---- start, early, fork ------------------------------------------------------ */
 
 void gt_cupti_early_slow(void)
@@ -482,6 +713,8 @@ void gt_cupti_early_slow(void)
 static void after_fork_child(void)
 {
 	gt_cupti_forget();
+	gt_steps_forget();
+	atomic_store(&requested, 0);
 	gw.phase = P_DONE;
 }
 
@@ -492,5 +725,11 @@ void gt_gpu_init(void)
 	if (gt_gpu_cfg.mode == GT_GPU_MODE_OFF || !gt_gpu_cfg.early)
 		atomic_store(&gt_cupti_early_done, 1);
 	pthread_atfork(NULL, NULL, after_fork_child);
+	gt_steps_init();
+	gt_writer_on_cycle(gt_steps_cycle);     /* first: the windows read it */
 	gt_writer_on_cycle(gpu_cycle);
+	gt_writer_on_end(gt_steps_end);
+	gt_writer_on_end(gpu_end);
+	if (gt_gpu_cfg.mode == GT_GPU_MODE_WINDOWS && gt_gpu_cfg.signal)
+		gt_signals_request(gt_gpu_cfg.signal, on_request);
 }

@@ -4,10 +4,18 @@
  * costs the program host time on every launch (CUPTI's own floor is about
  * 1.25x on a launch-bound loop), so by default it runs in windows:
  *
- *   GPUTRACE_GPU=windows   (default) GPUTRACE_GPU_WINDOW_MS (2000) of every
- *                          GPUTRACE_GPU_PERIOD_MS (30000), the first one
+ *   GPUTRACE_GPU=windows   (default) placed on the program's steps
+ *                          (steps.h): once they are steady, a window
+ *                          covers GPUTRACE_GPU_WINDOW_STEPS (10) whole
+ *                          steps and GPUTRACE_GPU_WINDOW_MS (500) or more,
+ *                          and one more opens every GPUTRACE_GPU_PERIOD_MS
+ *                          (30000).  While no step is found, by the clock:
+ *                          GPUTRACE_GPU_WINDOW_MS long, the first
  *                          GPUTRACE_GPU_WARMUP_MS (5000) after the first
- *                          traced call
+ *                          GPU work, then every period.  On request too:
+ *                          GPUTRACE_GPU_SIGNAL (SIGUSR2), or the file
+ *                          GPUTRACE_GPU_TRIGGER appearing; or only for
+ *                          GPUTRACE_GPU_STEPS=a-b
  *   GPUTRACE_GPU=all       from the start to the end
  *   GPUTRACE_GPU=off       host side only (also GPUTRACE_CUPTI=0)
  *
@@ -44,6 +52,11 @@ struct gt_gpu_cfg {
 	int early;                  /* GPUTRACE_CUPTI_EARLY: subscribe before
 	                               CUDA initializes (1), else at the
 	                               first window */
+	int place_clock;            /* GPUTRACE_GPU_PLACE=clock: never by steps */
+	uint32_t window_steps;      /* GPUTRACE_GPU_WINDOW_STEPS (10) */
+	uint64_t range_lo, range_hi; /* GPUTRACE_GPU_STEPS=a-b, 0: none */
+	int signal;                 /* GPUTRACE_GPU_SIGNAL, 0: none */
+	char trigger[512];          /* GPUTRACE_GPU_TRIGGER, "": none */
 };
 
 extern struct gt_gpu_cfg gt_gpu_cfg;

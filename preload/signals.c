@@ -11,6 +11,11 @@
  * consistent: they show the program's setting, never ours.  A small
  * spinlock, taken with every signal blocked, orders our installs against
  * the program's calls; the handler itself takes no lock.
+ *
+ * One more signal may ask for a GPU window (GPUTRACE_GPU_SIGNAL): there
+ * ours stays installed whatever the program sets, and calls the program's
+ * own handler after noting the request; its default action (ending the
+ * program) is replaced by the request.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -39,10 +44,18 @@ static atomic_flag lock = ATOMIC_FLAG_INIT;
  * with the program's flags and mask). */
 static struct sigaction prog[NSIG];
 
+static int req_sig;                 /* asks for a GPU window, 0 none */
+static void (*req_fn)(void);
+
 static const int watched[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGQUIT,           /* asked to stop */
 	SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL,   /* crashed */
 };
+
+static int is_request(int sig)
+{
+	return req_sig && sig == req_sig;
+}
 
 static int is_watched(int sig)
 {
@@ -138,9 +151,67 @@ static void lock_give(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/* The request signal: note it, then run what the program set for it. */
+static void on_request(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction p = prog[sig];
+	int saved = errno;
+
+	if (req_fn)
+		req_fn();
+	errno = saved;
+	if (p.sa_flags & SA_SIGINFO) {
+		if (p.sa_sigaction)
+			p.sa_sigaction(sig, si, uc);
+	} else if (p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN) {
+		p.sa_handler(sig);
+	}
+}
+
 static int is_ours(const struct sigaction *a)
 {
-	return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == on_signal;
+	return (a->sa_flags & SA_SIGINFO) &&
+	       (a->sa_sigaction == on_signal || a->sa_sigaction == on_request);
+}
+
+/* Under the lock: ours in place for the request signal, the program's
+ * setting kept to be called. */
+static void install_request(void)
+{
+	struct sigaction cur, mine;
+
+	if (!req_sig || get_sigaction()(req_sig, NULL, &cur) || is_ours(&cur))
+		return;
+	memset(&mine, 0, sizeof(mine));
+	mine.sa_sigaction = on_request;
+	mine.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	prog[req_sig] = cur;
+	get_sigaction()(req_sig, &mine, NULL);
+}
+
+void gt_signals_request(int sig, void (*fn)(void))
+{
+	if (sig <= 0 || sig >= NSIG || is_watched(sig) || sig == SIGKILL ||
+	    sig == SIGSTOP)
+		return;
+	req_fn = fn;
+	req_sig = sig;
+}
+
+/* The program's sigaction() on the request signal: kept, ours stays. */
+static int set_request(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction shown;
+	sigset_t mask;
+
+	lock_take(&mask);
+	shown = prog[sig];
+	if (act)
+		prog[sig] = *act;
+	lock_give(&mask);
+	if (old)
+		*old = shown;
+	return 0;
 }
 
 /* Under the lock: if sig is at SIG_DFL now, put our handler in its place. */
@@ -176,6 +247,7 @@ void gt_signals_arm(void)
 	lock_take(&old);
 	for (size_t i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
 		install_if_default(watched[i]);
+	install_request();
 	lock_give(&old);
 }
 
@@ -200,6 +272,8 @@ static int set_action(int sig, const struct sigaction *act, struct sigaction *ol
 GT_EXPORT int sigaction(int sig, const struct sigaction *act,
 			struct sigaction *old)
 {
+	if (is_request(sig) && atomic_load(&armed))
+		return set_request(sig, act, old);
 	if (sig <= 0 || sig >= NSIG || !atomic_load(&armed) || !is_watched(sig))
 		return get_sigaction()(sig, act, old);
 	return set_action(sig, act, old);
@@ -210,6 +284,13 @@ GT_EXPORT handler_fn signal(int sig, handler_fn h)
 	handler_fn was, shown;
 	sigset_t mask;
 
+	if (is_request(sig) && atomic_load(&armed)) {
+		struct sigaction act = { .sa_handler = h, .sa_flags = SA_RESTART }, old;
+
+		set_request(sig, &act, &old);
+		return (old.sa_flags & SA_SIGINFO) ? (handler_fn)(void *)old.sa_sigaction
+						    : old.sa_handler;
+	}
 	if (sig <= 0 || sig >= NSIG || !atomic_load(&armed) || !is_watched(sig))
 		return get_signal()(sig, h);
 	lock_take(&mask);

@@ -35,6 +35,13 @@ void gt_signals_init(void);
  */
 void gt_signals_arm(void);
 
+/*
+ * Before gt_signals_arm: let signal sig ask for a GPU window (fn is called
+ * in the handler: it must be async-signal-safe).  The program's own
+ * handler for sig still runs, after fn; its default action does not.
+ */
+void gt_signals_request(int sig, void (*fn)(void));
+
 /* Fork child: our lock is free (the thread that held it is not there). */
 void gt_signals_after_fork(void);
 

@@ -28,6 +28,7 @@
 #include "preload/ring.h"
 #include "preload/sampler.h"
 #include "preload/signals.h"
+#include "preload/steps.h"
 #include "preload/writer.h"
 
 #define EV_CHUNK_MAX (256u << 10)   /* payload bytes per events chunk */
@@ -59,12 +60,15 @@ static struct {
 	size_t ev_len;
 	uint32_t ev_count;
 	uint64_t prev_t0;
+	uint32_t cur_tid;               /* the thread whose events are packed */
 	_Atomic uint64_t first_work;    /* time of the first call giving the GPU work */
 	_Atomic uint64_t beat;          /* when the last drain ended */
 } w = { .side_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void (*cycle_hooks[GT_CYCLE_HOOKS])(int final);
 static _Atomic int n_cycle_hooks;
+static void (*end_hooks[GT_CYCLE_HOOKS])(void);
+static _Atomic int n_end_hooks;
 
 static uint32_t put_string(const char *s)
 {
@@ -127,9 +131,10 @@ static void put_function(uint32_t id)
 	}
 	fi->written = 1;
 	gt_dump_out_chunk(&w.out, GT_CHUNK_FUNCTION, &f, sizeof(f));
+	gt_steps_function(id, f.name_str ? fi->name : NULL);
 }
 
-static uint32_t shape_id(const struct gt_rec *r)
+static uint32_t shape_id(const struct gt_rec *r, uint64_t t0)
 {
 	struct gt_shape s = { .function = r->u.launch.func,
 			      .shared_mem = r->u.launch.shared_mem };
@@ -140,6 +145,7 @@ static uint32_t shape_id(const struct gt_rec *r)
 	memcpy(&key[5], r->u.launch.block, sizeof(s.block));
 	s.id = gt_idmap_get(&w.shapes, key, &added);
 	if (added) {
+		gt_steps_new_kernel(t0);
 		if (s.function)
 			put_function(s.function);
 		memcpy(s.grid, r->u.launch.grid, sizeof(s.grid));
@@ -171,6 +177,7 @@ static void events_begin(const struct gt_ring *ring, uint64_t seq)
 				      .buffer = ring->index, .first_seq = seq };
 
 	memcpy(w.ev, &h, sizeof(h));
+	w.cur_tid = ring->tid;
 	w.ev_len = sizeof(h);
 	w.ev_count = 0;
 	w.prev_t0 = h.base_ns;
@@ -188,11 +195,37 @@ static void events_end(void)
 	w.ev_count = 0;
 }
 
+/* What the step finder sees of a copy, memset or graph launch: one token
+ * per (call, size), apart from launch shapes' ids. */
+static uint32_t call_token(const struct gt_rec *r, uint8_t kind)
+{
+	uint64_t v = kind == GT_KIND_GRAPH ? r->u.obj.handle : r->u.copy.bytes;
+
+	v = (v ^ (v >> 29) ^ ((uint64_t)r->op << 40)) * 0x9e3779b97f4a7c15ull;
+	return 0x80000000u | (uint32_t)(v >> 33);
+}
+
+/* The step finder's part of the calls that give the GPU work. */
+static void steps_see(const struct gt_rec *r, const struct gt_op_desc *d, uint32_t shape,
+		      uint64_t t0)
+{
+	uint8_t kind = d->kind;
+
+	if (kind == GT_KIND_LAUNCH)
+		gt_steps_call(w.cur_tid, shape, r->u.launch.func, t0);
+	else if (kind == GT_KIND_COPY || kind == GT_KIND_SET || kind == GT_KIND_GRAPH)
+		gt_steps_call(w.cur_tid, call_token(r, kind), 0, t0);
+	else if (kind == GT_KIND_NVTX && r->u.nvtx.msg &&
+		 (d->direction == GT_NVTX_PUSH || d->direction == GT_NVTX_START))
+		gt_steps_nvtx(r->u.nvtx.msg, t0);
+}
+
 static void encode(const struct gt_rec *r)
 {
 	const struct gt_op_desc *d = &gt_ops[r->op < GT_OP_COUNT ? r->op : 0];
 	uint8_t *p = w.ev + w.ev_len;
 	uint64_t t0 = gt_tsc_to_ns(r->t0), t1 = gt_tsc_to_ns(r->t1);
+	uint32_t shape = 0;
 
 	if (unlikely(!atomic_load_explicit(&w.first_work, memory_order_relaxed)) &&
 	    (d->kind == GT_KIND_LAUNCH || d->kind == GT_KIND_COPY ||
@@ -205,7 +238,8 @@ static void encode(const struct gt_rec *r)
 	p = gt_varint_put(p, stream_id(r->stream));
 	switch (d->kind) {
 	case GT_KIND_LAUNCH:
-		p = gt_varint_put(p, shape_id(r));
+		shape = shape_id(r, t0);
+		p = gt_varint_put(p, shape);
 		break;
 	case GT_KIND_COPY:
 		p = gt_varint_put(p, r->u.copy.bytes);
@@ -248,6 +282,7 @@ static void encode(const struct gt_rec *r)
 		p = gt_varint_put(p, r->u.obj.handle);
 		break;
 	}
+	steps_see(r, d, shape, t0);
 	w.prev_t0 = t0;
 	w.ev_len = (size_t)(p - w.ev);
 	w.ev_count++;
@@ -345,6 +380,14 @@ void gt_writer_on_cycle(void (*fn)(int final))
 		cycle_hooks[i] = fn;
 }
 
+void gt_writer_on_end(void (*fn)(void))
+{
+	int i = atomic_fetch_add(&n_end_hooks, 1);
+
+	if (i < GT_CYCLE_HOOKS)
+		end_hooks[i] = fn;
+}
+
 /* Write what other threads queued; swaps buffers so they never wait long. */
 static void put_side_chunks(void)
 {
@@ -415,6 +458,9 @@ static void end_dump(void)
 	if (atomic_exchange(&w.ended, 1))
 		return;
 	drain(1);                           /* ends with a flush */
+	for (int i = 0; i < atomic_load(&n_end_hooks) && i < GT_CYCLE_HOOKS; i++)
+		end_hooks[i]();
+	put_side_chunks();                  /* what they said */
 	w.end_off = w.out.bytes_written + w.out.len;
 	end = (struct gt_end){ .end_ns = gt_now(), .events = w.events,
 			       .dropped = w.dropped };

@@ -67,6 +67,14 @@ uint32_t gt_writer_string(const char *s, size_t len);
  */
 void gt_writer_on_cycle(void (*fn)(int final));
 
+/*
+ * Called once when the dump ends, after the last drain and before the END
+ * chunk: what the parts learned from the last events (steps, why no GPU
+ * window opened) goes in through gt_writer_side_chunk.  At most
+ * GT_CYCLE_HOOKS, run in the order they were given.
+ */
+void gt_writer_on_end(void (*fn)(void));
+
 /* When the first launch, copy, memset or graph launch that the writer
  * drained was made (0: none yet): GPU windows count their warm-up from it. */
 uint64_t gt_writer_first_work(void);

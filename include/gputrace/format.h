@@ -100,6 +100,8 @@ enum gt_chunk_type {
 	GT_CHUNK_WINDOW = 18,  /* a span with GPU timing */
 	GT_CHUNK_CLOCK = 19,   /* GPU/host clock pairs */
 	GT_CHUNK_NCCL_PROF = 20, /* NCCL profiler plugin records (below) */
+	GT_CHUNK_STEPS = 21,   /* training steps the library found (below) */
+	GT_CHUNK_SWITCH = 22,  /* a GPU window's CUPTI switching (below) */
 };
 
 struct gt_process {
@@ -586,5 +588,55 @@ struct gt_clock_pair {
 	uint32_t spread_ns;         /* time between those reads */
 	uint32_t reserved;
 };
+
+/*
+ * GT_CHUNK_STEPS: where the program's training steps began, as the
+ * library found them while it ran (it places GPU windows on them, and the
+ * analyzer measures tracing's cost from them).  struct gt_steps_header,
+ * then count - 1 varints: each boundary's distance from the one before
+ * (the first is first_ns).  Step i runs from boundary i to boundary i + 1.
+ * Chunks follow in time order; seq numbers the boundaries over the run
+ * (1 = the first found), so a gap in seq (a new pattern found) is seen.
+ */
+struct gt_steps_header {
+	uint32_t count;             /* boundaries in this chunk, >= 1 */
+	uint32_t source;            /* enum gt_step_source */
+	uint64_t first_ns;          /* the first boundary, header's clock */
+	uint64_t seq;               /* the first boundary's number, from 1 */
+	uint32_t period;            /* GPU calls per step (launch pattern) */
+	uint32_t tid;               /* the thread whose calls mark them */
+};                                  /* 32 bytes */
+
+enum gt_step_source {
+	GT_STEPS_PATTERN = 1,       /* the launch sequence repeats */
+	GT_STEPS_NVTX = 2,          /* GPUTRACE_STEP=nvtx:NAME, a range push */
+	GT_STEPS_KERNEL = 3,        /* GPUTRACE_STEP=kernel:TEXT, a launch */
+};
+
+/* Why a GPU window opened (gt_gpu_switch.reason). */
+enum gt_window_reason {
+	GT_WINDOW_CLOCK = 1,        /* the clock: no steps known (or asked) */
+	GT_WINDOW_STEPS = 2,        /* steady steps: whole steps covered */
+	GT_WINDOW_SIGNAL = 3,       /* GPUTRACE_GPU_SIGNAL arrived */
+	GT_WINDOW_FILE = 4,         /* GPUTRACE_GPU_TRIGGER appeared */
+	GT_WINDOW_RANGE = 5,        /* GPUTRACE_GPU_STEPS=a-b */
+	GT_WINDOW_ALL = 6,          /* GPUTRACE_GPU=all: the whole run */
+};
+
+/*
+ * GT_CHUNK_SWITCH: one GPU window's whole cost span, written once CUPTI
+ * is off again (or at exit): from when switching CUPTI on began to when
+ * it was detached (or its kinds disabled).  The window itself
+ * (GT_CHUNK_WINDOW, same seq) is the part with activity kinds on.
+ */
+struct gt_gpu_switch {
+	uint32_t seq;               /* the window's (GT_CHUNK_WINDOW) */
+	uint32_t reason;            /* enum gt_window_reason */
+	uint64_t attach_ns;         /* switching on began */
+	uint64_t off_ns;            /* CUPTI detached, or kinds off; 0 = the
+	                               run ended with it on */
+	uint32_t steps;             /* whole steps it was to cover, 0 = by time */
+	uint32_t reserved;
+};                                  /* 32 bytes */
 
 #endif /* GPUTRACE_FORMAT_H */

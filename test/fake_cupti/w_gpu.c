@@ -4,16 +4,26 @@
  * way cudart does (so the tracer attaches CUPTI before cuInit) and tells
  * the fake CUPTI what GPU work each call makes (fake_cupti.h).
  *
- *   w_gpu [--sleep-us=N] [--threads=T] [--idle-ms=M] [ITERS]
+ *   w_gpu [--sleep-us=N] [--threads=T] [--idle-ms=M] [--setup-ms=S]
+ *         [--random] [--raise-at=I] [--own-handler] [--touch-at=I] [ITERS]
  *
  * Each iteration on each thread: two kernel launches (vecAdd 4x256,
  * scale 2x128), a HtoD copy of 4096 bytes (pageable), a DtoH async copy
  * of 8192 bytes (pageable), a memset of 1000 bytes, a stream sync; then
  * it sleeps N microseconds.  --idle-ms: M milliseconds between CUDA's
- * start and the first launch (a framework loading its data).  Prints
- * "truth ..." lines with the counts.
+ * start and the first launch (a framework loading its data).  --setup-ms:
+ * S milliseconds of set-up first, with a launch of a new shape and a copy
+ * of a new size every 20 to 60 ms (loading, compiling).  --random: the two
+ * launches of each iteration are of a kernel and grid drawn at random, so
+ * the calls never repeat with a period.  --raise-at: the first thread
+ * raises SIGUSR2 before iteration I; --own-handler: the program has its
+ * own SIGUSR2 handler (counted in the truth line); --touch-at: it creates
+ * the file $W_GPU_TRIGGER before iteration I.  Prints "truth ..." lines
+ * with the counts.
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <time.h>
 
 #include "test/fake/workload.h"
@@ -40,7 +50,10 @@ static struct {
 
 static CUcontext ctx;
 static CUfunction vecadd, scale;
-static long iters = 10, sleep_us, idle_ms;
+static long iters = 10, sleep_us, idle_ms, setup_ms, random_order;
+static long raise_at = -1, own_handler, touch_at = -1;
+static volatile sig_atomic_t handler_calls;
+static unsigned setup_calls;
 
 /* fake_cupti_begin, the call, fake_cupti_end. */
 #define ON_GPU(opinit, call)                                               \
@@ -84,19 +97,46 @@ static void setup(void)
 	WL_CK(api.function(&scale, mod, WL_K_SCALE));
 }
 
-static void iteration(CUstream s, CUdeviceptr d, unsigned char *h)
+static void launch_add(CUstream s, CUdeviceptr d, unsigned grid)
+{
+	int n = 1024;
+	void *args[] = { &d, &d, &d, &n };
+
+	ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_KERNEL, .name = WL_K_VECADD,
+				      .grid = { grid, 1, 1 }, .block = { 256, 1, 1 } }),
+	       api.launch(vecadd, grid, 1, 1, 256, 1, 1, 0, s, args, NULL));
+}
+
+static void launch_scale(CUstream s, CUdeviceptr d, unsigned grid)
 {
 	int n = 1024;
 	float alpha = 2.0f;
-	void *add_args[] = { &d, &d, &d, &n };
-	void *scale_args[] = { &d, &n, &alpha };
+	void *args[] = { &d, &n, &alpha };
 
-	ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_KERNEL, .name = WL_K_VECADD,
-				      .grid = { 4, 1, 1 }, .block = { 256, 1, 1 } }),
-	       api.launch(vecadd, 4, 1, 1, 256, 1, 1, 0, s, add_args, NULL));
 	ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_KERNEL, .name = WL_K_SCALE,
-				      .grid = { 2, 1, 1 }, .block = { 128, 1, 1 } }),
-	       api.launch(scale, 2, 1, 1, 128, 1, 1, 0, s, scale_args, NULL));
+				      .grid = { grid, 1, 1 }, .block = { 128, 1, 1 } }),
+	       api.launch(scale, grid, 1, 1, 128, 1, 1, 0, s, args, NULL));
+}
+
+/* One launch of either kernel on a grid of 1 to 3 blocks, drawn from r. */
+static void launch_random(CUstream s, CUdeviceptr d, unsigned r)
+{
+	if (r & 1)
+		launch_add(s, d, 1 + (r >> 1) % 3);
+	else
+		launch_scale(s, d, 1 + (r >> 1) % 3);
+}
+
+static void iteration(CUstream s, CUdeviceptr d, unsigned char *h,
+		      unsigned *seed)
+{
+	if (random_order) {
+		launch_random(s, d, (unsigned)rand_r(seed));
+		launch_random(s, d, (unsigned)rand_r(seed));
+	} else {
+		launch_add(s, d, 4);
+		launch_scale(s, d, 2);
+	}
 	ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_MEMCPY, .bytes = HTOD_BYTES,
 				      .copy_kind = 1, .src_kind = 1, .dst_kind = 3 }),
 	       api.htod(d, h, HTOD_BYTES));
@@ -108,21 +148,70 @@ static void iteration(CUstream s, CUdeviceptr d, unsigned char *h)
 	ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_SYNC }), api.sync(s));
 }
 
+static void on_usr2(int sig)
+{
+	(void)sig;
+	handler_calls++;
+}
+
+/* What the first thread does before iteration i: a signal, a file. */
+static void before(long i)
+{
+	const char *path = getenv("W_GPU_TRIGGER");
+
+	if (i == raise_at)
+		raise(SIGUSR2);
+	if (i == touch_at && path) {
+		int fd = open(path, O_WRONLY | O_CREAT, 0600);
+
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* Loading and compiling: launches of new shapes and copies of new sizes,
+ * every 20 to 60 ms, for setup_ms. */
+static void set_up(CUstream s, CUdeviceptr d, unsigned char *h)
+{
+	struct timespec t0, now;
+	unsigned k = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		struct timespec gap = { 0, (20 + (long)(k * 17 % 41)) * 1000000L };
+
+		launch_add(s, d, 8 + k);
+		ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_MEMCPY,
+					      .bytes = 512 + 64 * k, .copy_kind = 1,
+					      .src_kind = 1, .dst_kind = 3 }),
+		       api.htod(d, h, 512 + 64 * k));
+		k++;
+		nanosleep(&gap, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		setup_calls = k;
+	} while ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 <
+		 setup_ms);
+}
+
 static void *thread_main(void *arg)
 {
 	struct timespec ts = { sleep_us / 1000000, sleep_us % 1000000 * 1000 };
 	unsigned char *h = calloc(1, WL_BUF_BYTES);
+	unsigned seed = 1 + (unsigned)(uintptr_t)arg;
 	CUdeviceptr d;
 	CUstream s;
 
-	(void)arg;
 	if (!h)
 		exit(WL_EXIT_FAIL);
 	WL_CK(api.set_current(ctx));
 	WL_CK(api.alloc(&d, WL_BUF_BYTES));
 	WL_CK(api.stream_create(&s, 0));
+	if (setup_ms && !arg)
+		set_up(s, d, h);
 	for (long i = 0; i < iters; i++) {
-		iteration(s, d, h);
+		if (!arg)
+			before(i);
+		iteration(s, d, h, &seed);
 		if (sleep_us)
 			nanosleep(&ts, NULL);
 	}
@@ -138,12 +227,21 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (wl_opt_int(argv[i], "--sleep-us", &sleep_us) ||
 		    wl_opt_int(argv[i], "--threads", &threads) ||
-		    wl_opt_int(argv[i], "--idle-ms", &idle_ms))
+		    wl_opt_int(argv[i], "--idle-ms", &idle_ms) ||
+		    wl_opt_int(argv[i], "--setup-ms", &setup_ms) ||
+		    wl_opt_int(argv[i], "--raise-at", &raise_at) ||
+		    wl_opt_int(argv[i], "--touch-at", &touch_at))
 			continue;
+		if (!strcmp(argv[i], "--random") || !strcmp(argv[i], "--own-handler")) {
+			*(argv[i][2] == 'r' ? &random_order : &own_handler) = 1;
+			continue;
+		}
 		iters = strtol(argv[i], NULL, 10);
 	}
 	if (threads < 1 || threads > 16)
 		threads = 1;
+	if (own_handler)
+		signal(SIGUSR2, on_usr2);
 	lookup();
 	setup();
 	if (idle_ms) {      /* a traced call first: the dump starts there */
@@ -153,12 +251,13 @@ int main(int argc, char **argv)
 		nanosleep(&idle, NULL);
 	}
 	for (long i = 0; i < threads; i++)
-		if (pthread_create(&t[i], NULL, thread_main, NULL))
+		if (pthread_create(&t[i], NULL, thread_main, (void *)(uintptr_t)i))
 			exit(WL_EXIT_FAIL);
 	for (long i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
 	printf("truth threads=%ld iters=%ld kernels=%ld copies=%ld sets=%ld "
-	       "syncs=%ld\n", threads, iters, 2 * threads * iters,
-	       2 * threads * iters, threads * iters, threads * iters);
+	       "syncs=%ld handler_calls=%d setup_launches=%u\n", threads, iters,
+	       2 * threads * iters, 2 * threads * iters, threads * iters,
+	       threads * iters, (int)handler_calls, setup_calls);
 	return 0;
 }

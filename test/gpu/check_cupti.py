@@ -239,9 +239,9 @@ def ms_per_step(env, steps):
 
 def check_overhead():
     steps = int(os.environ.get("GT_CUPTI_STEPS", "2000"))
-    duty = {"GPUTRACE_GPU": "windows", "GPUTRACE_GPU_WARMUP_MS": "1000",
-            "GPUTRACE_GPU_WINDOW_MS": "333",
-            "GPUTRACE_GPU_PERIOD_MS": "5000"}       # the default's 2 s in 30 s
+    duty = {"GPUTRACE_GPU": "windows", "GPUTRACE_GPU_PLACE": "clock",
+            "GPUTRACE_GPU_WARMUP_MS": "1000", "GPUTRACE_GPU_WINDOW_MS": "333",
+            "GPUTRACE_GPU_PERIOD_MS": "5000"}       # 2 s in 30 s, by the clock
     cfgs = [("untraced", {}),
             ("host-only", {"LD_PRELOAD": LIB, "GPUTRACE_GPU": "off"}),
             ("windows", dict(duty, LD_PRELOAD=LIB, GPUTRACE_GPU_SWITCH="finalize")),

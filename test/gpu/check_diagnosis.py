@@ -2,10 +2,13 @@
 """check_diagnosis.py - the diagnosis suite (examples/diagnose/suite.json)
 on a real GPU.
 
-Each workload is built to have one known bottleneck.  It is traced with
-GPU records (one timing window in its steady steps; GT_DIAG_GPU=all: the
-whole run) and analyzed; the top
-class of the verdict must be the expected one.  A workload with a fixed
+Each workload is built to have one known bottleneck.  It is traced in the
+library's default settings (GPU windows placed on the program's steady
+steps; GT_DIAG_GPU=all: every kernel of the whole run; GT_DIAG_GPU=clock:
+one window by the clock, scaled into the steps) and analyzed; in the
+default settings each run must have a window placed on its steps, holding
+whole steps, with 99% or more of the launches in it joined to GPU records.
+The top class of the verdict must be the expected one.  A workload with a fixed
 twin is compared with it: the twin's measured gain (time per step, or per
 sample when the twin changes the batch; both traced alike) must fall
 inside the predicted range of the expected class, or near it (0.10).
@@ -25,20 +28,22 @@ from gpulib import run as sh
 
 SUITE = "examples/diagnose"
 NEAR = 0.10
-# GT_DIAG_GPU=all: GPU records for the whole run, short runs.  Default: the
-# library's default mode, windows: one window of 1 s, 2.5 s after the
-# program's first GPU work (its first launch or copy: importing PyTorch
-# takes seconds before that, 12 s on the H200 once); each workload runs its
-# steps for 4.5 s (DIAG_UNTIL, from the start of its loop), so the window
-# falls inside them and is closed and drained before the program exits.
+# Default: no GPUTRACE_* setting at all, the workloads' own step counts.
+# GT_DIAG_GPU=all: GPU records for the whole run.  GT_DIAG_GPU=clock: one
+# window of 1 s by the clock, 2.5 s after the program's first GPU work, in
+# steps run for 4.5 s (DIAG_UNTIL).
+MODE = os.environ.get("GT_DIAG_GPU", "default")
+JOINED = 0.99
 
 
 def gpu_env(cmd):
-    if os.environ.get("GT_DIAG_GPU") == "all":
+    if MODE == "all":
         return {"GPUTRACE_GPU": "all", "PYTHONUNBUFFERED": "1"}
-    return {"GPUTRACE_GPU": "windows", "GPUTRACE_GPU_WARMUP_MS": "2500",
-            "GPUTRACE_GPU_WINDOW_MS": "1000", "GPUTRACE_GPU_PERIOD_MS": "600000",
-            "DIAG_UNTIL": "4.5", "PYTHONUNBUFFERED": "1"}
+    if MODE == "clock":
+        return {"GPUTRACE_GPU_PLACE": "clock", "GPUTRACE_GPU_WARMUP_MS": "2500",
+                "GPUTRACE_GPU_WINDOW_MS": "1000", "GPUTRACE_GPU_PERIOD_MS": "600000",
+                "DIAG_UNTIL": "4.5", "PYTHONUNBUFFERED": "1"}
+    return {"PYTHONUNBUFFERED": "1"}
 
 
 def build_cuda():
@@ -61,6 +66,29 @@ def keep(name, dump):
     with open(os.path.join(d, name + ".txt"), "w") as f:
         f.write(sh([ANALYZE, dump])[1])
     shutil.copy(dump, os.path.join(d, name + ".bin"))
+
+
+def check_window(name, j):
+    """Default settings: a window placed on the steps, holding whole steps,
+    its launches joined; and the run's own measure of its cost."""
+    wins = j.get("gpu_windows") or []
+    cost = j.get("tracing_cost") or {}
+    g = j.get("gpu") or {}
+    inside, joined = g.get("launches_in_windows", 0), g.get("launches_joined", 0)
+    share = joined / inside if inside else 0
+    ok = (any(w.get("reason") == "steps" for w in wins) and
+          cost.get("steps_inside", 0) >= 3 and share >= JOINED)
+    detail = (f"windows {[w.get('reason') for w in wins]}, steps inside "
+              f"{cost.get('steps_inside', 0)} of {cost.get('steps', 0)}, launches in "
+              f"windows {inside}, joined {100 * share:.2f}%")
+    if cost.get("measured"):
+        detail += (f"; cost in the run: {100 * cost['inside']:+.1f}% per step inside, "
+                   f"covered {100 * cost['covered']:.1f}%, {100 * cost['overall']:+.2f}% overall")
+        if "after_detach" in cost:
+            detail += f", after a window {100 * cost['after_detach']:+.1f}%"
+    else:
+        detail += f"; cost not measured ({cost.get('why_not', 'no steps')})"
+    verdict(f"diag-window-{name}", ok, detail)
 
 
 def trace(cmd, name):
@@ -86,10 +114,12 @@ def trace(cmd, name):
 def traced(name, cmd, cuda, cache):
     if name not in cache:
         t, j, dump = trace(command(cmd, cuda), "diag-" + name)
+        if MODE == "default":
+            check_window(name, j)
         keep(name, dump)
         with open(os.path.join(OUT, "diagnose", name + ".json"), "w") as f:
-            json.dump({k: j.get(k) for k in ("steps", "idle", "verdict", "diagnosis")}, f,
-                      indent=1)
+            json.dump({k: j.get(k) for k in ("steps", "idle", "verdict", "diagnosis",
+                                             "tracing_cost", "gpu_windows")}, f, indent=1)
         cache[name] = (t, j)
     return cache[name]
 

@@ -5,12 +5,16 @@
 #
 #   bash test/gpu/parts.sh core        CUDA, PyTorch, CUPTI, NVTX and environment
 #   bash test/gpu/parts.sh diagnosis   the diagnosis suite
-#   bash test/gpu/parts.sh overhead    launch loop and launch-bound PyTorch loop
-#   bash test/gpu/parts.sh rest        compute-bound loop, pinned copies, call
-#                                      sites, NCCL, ranks, CUPTI state costs
+#   bash test/gpu/parts.sh overhead    the launch-bound PyTorch loop, 7 rounds
+#   bash test/gpu/parts.sh compute     the compute-bound loop, 7 rounds, and
+#                                      whether CUPTI leaves a cost once detached
+#   bash test/gpu/parts.sh rest        the empty-kernel launch loop, pinned
+#                                      copies, call sites, NCCL, ranks, CUPTI
+#                                      state costs
 #
 # Each builds, runs its checks under a time limit, and leaves at most eight
-# files in $OUT (the log, the tables, the sample dump); the verdict lines
+# files in $OUT (the log, the tables, the sample dump, the diagnosis suite's
+# reports and dumps in one archive); the verdict lines
 # and the last table come last on stdout.  Exit status 0 only if all pass.
 set -u
 cd "$(dirname "$0")/../.."
@@ -28,14 +32,18 @@ diagnosis)
 	limit=540 ;;
 overhead)
 	checks=check_overhead
-	export GT_BENCH_SKIP=${GT_BENCH_SKIP:-analyzer-speed,overhead-torch-compute}
+	export GT_BENCH_SKIP=${GT_BENCH_SKIP:-analyzer-speed,overhead-launch,overhead-torch-compute,cupti-residue}
+	limit=560 ;;
+compute)
+	checks=check_overhead
+	export GT_BENCH_SKIP=${GT_BENCH_SKIP:-analyzer-speed,overhead-launch,overhead-torch-launch}
 	limit=540 ;;
 rest)
 	checks=check_overhead,check_pinned,check_callsites,check_nccl,check_ranks,check_cupti_cost
-	export GT_BENCH_SKIP=${GT_BENCH_SKIP:-analyzer-speed,overhead-launch,overhead-torch-launch}
+	export GT_BENCH_SKIP=${GT_BENCH_SKIP:-analyzer-speed,overhead-torch-launch,overhead-torch-compute,cupti-residue}
 	limit=540 ;;
 *)
-	echo "usage: $0 core|diagnosis|overhead|rest" >&2
+	echo "usage: $0 core|diagnosis|overhead|compute|rest" >&2
 	exit 2 ;;
 esac
 mkdir -p "$OUT"
@@ -48,6 +56,7 @@ rc=$?
 for f in sample-pytorch.bin sample-pytorch.txt overhead.md diagnose/table.md; do
 	[ -f "$WORK/$f" ] && cp "$WORK/$f" "$OUT/"
 done
+[ -d "$WORK/diagnose" ] && tar -C "$WORK" -cJf "$OUT/diagnose.tar.xz" diagnose
 grep -E '^(PASS|FAIL) ' "$OUT/$part.log"
 sed -n '/^run  *launches/,$p' "$OUT/$part.log" | tail -25
 [ -f "$OUT/overhead.md" ] && cat "$OUT/overhead.md"

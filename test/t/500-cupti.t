@@ -152,13 +152,15 @@ subtest 'threads' => sub {
 	check_joins($r, 'threads');
 };
 
-# A run of about 2 s: windows of 300 ms every 700 ms after 200 ms.
+# A run of about 2 s: windows of 300 ms every 700 ms after 200 ms, by the
+# clock (505-windows.t has windows placed on the steps).
 sub windows_run {
 	my (%env) = @_;
 
 	return run_gpu(['--sleep-us=5000', 400], GPUTRACE_GPU => 'windows',
-		       GPUTRACE_GPU_WARMUP_MS => 200, GPUTRACE_GPU_WINDOW_MS => 300,
-		       GPUTRACE_GPU_PERIOD_MS => 700, FAKE_CUPTI_RUNTIME => 1, %env);
+		       GPUTRACE_GPU_PLACE => 'clock', GPUTRACE_GPU_WARMUP_MS => 200,
+		       GPUTRACE_GPU_WINDOW_MS => 300, GPUTRACE_GPU_PERIOD_MS => 700,
+		       FAKE_CUPTI_RUNTIME => 1, %env);
 }
 
 sub check_windows {
@@ -253,7 +255,7 @@ subtest 'the warm-up counts from the first launch, not from the start' => sub {
 	# loading its data); warm-up 300 ms, so from the start it would end
 	# before any launch.
 	my $r = run_gpu(['--idle-ms=600', '--sleep-us=5000', 150], GPUTRACE_GPU => 'windows',
-			GPUTRACE_GPU_WARMUP_MS => 300, GPUTRACE_GPU_WINDOW_MS => 200,
+			GPUTRACE_GPU_PLACE => 'clock', GPUTRACE_GPU_WARMUP_MS => 300, GPUTRACE_GPU_WINDOW_MS => 200,
 			GPUTRACE_GPU_PERIOD_MS => 100000);
 	my $g = gpu($r);
 
@@ -275,7 +277,7 @@ subtest 'the default, a run shorter than the warm-up: no window, said why' => su
 	is($g->{windows}{count}, 0, 'no window opened');
 	is($r->{fc}{subscribe}, 0, 'CUPTI never subscribed');
 	is($r->{fc}{cb_enter}, 0, 'no callbacks');
-	like(GtDump_text($r->{dump}), qr/no GPU window opened: the run ended before the first/,
+	like(GtDump_text($r->{dump}), qr/no GPU window opened: .*the run ended before the clock's first window/,
 	     'the report says why there is no GPU timing');
 	unlike($r->{stderr}, qr/host side only/, 'nothing said on stderr');
 };
