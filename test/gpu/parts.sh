@@ -56,7 +56,12 @@ rc=$?
 for f in sample-pytorch.bin sample-pytorch.txt overhead.md diagnose/table.md; do
 	[ -f "$WORK/$f" ] && cp "$WORK/$f" "$OUT/"
 done
-[ -d "$WORK/diagnose" ] && tar -C "$WORK" -cJf "$OUT/diagnose.tar.xz" diagnose
+if [ -d "$WORK/diagnose" ]; then
+	tar -C "$WORK" -cJf "$OUT/diagnose.tar.xz" diagnose
+	[ "$(stat -c %s "$OUT/diagnose.tar.xz")" -gt 15000000 ] &&
+		split -b 15000000 "$OUT/diagnose.tar.xz" "$OUT/diagnose.tar.xz." &&
+		rm "$OUT/diagnose.tar.xz"
+fi
 grep -E '^(PASS|FAIL) ' "$OUT/$part.log"
 sed -n '/^run  *launches/,$p' "$OUT/$part.log" | tail -25
 [ -f "$OUT/overhead.md" ] && cat "$OUT/overhead.md"
