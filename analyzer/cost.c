@@ -3,11 +3,14 @@
  * cost.c - the run's own measure of what GPU windows cost it (cost.h).
  *
  * Keeps every step boundary the library wrote (at most COST_MAX_STEPS)
- * and every window's switching span; at the end each step is put in one
- * of three kinds: inside a span (from switching CUPTI on to switching it
- * off again), before the first span, or after one.  A step spans a gap
- * in the boundaries' numbers (the library found a new pattern) only if
- * it is not a step: such steps are left out.
+ * and every window's switching span (from switching CUPTI on to switching
+ * it off again).  Each window's steps are compared with the steps just
+ * around it, outside any window (as many, at least NEAR_MIN, at most
+ * NEAR_MAX): a program's step time drifts (warm-up, phases, a data set
+ * that changes), and neighbours in time share the drift.  Windows placed
+ * by the clock before the steps were steady are left out when others are
+ * there.  A step across a gap in the boundaries' numbers (the library
+ * found a new pattern) is not a step: left out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +109,9 @@ void cost_add(struct model *m, const struct dump_record *rec)
 
 /* ---- the figures ---------------------------------------------------------- */
 
+#define NEAR_MIN 10             /* steps around a window compared with it */
+#define NEAR_MAX 50
+
 /* A window's whole cost span; [0, 0) when it never opened. */
 static void span_of(const struct cost_window *w, uint64_t run_end,
 		    uint64_t *lo, uint64_t *hi)
@@ -137,6 +143,7 @@ static uint64_t median(uint64_t *v, size_t n)
 
 struct span {
 	uint64_t lo, hi;
+	int clock;              /* opened by the clock: before steady steps */
 };
 
 static int cmp_span(const void *a, const void *b)
@@ -151,6 +158,7 @@ static size_t spans(const struct cost_stats *s, uint64_t run_end, struct span *s
 
 	for (size_t i = 0; i < s->nwin; i++) {
 		span_of(&s->win[i], run_end, &sp[n].lo, &sp[n].hi);
+		sp[n].clock = s->win[i].reason == GT_WINDOW_CLOCK;
 		n += sp[n].hi > sp[n].lo;
 	}
 	qsort(sp, n, sizeof(*sp), cmp_span);
@@ -158,6 +166,7 @@ static size_t spans(const struct cost_stats *s, uint64_t run_end, struct span *s
 		if (out && sp[i].lo <= sp[out - 1].hi) {
 			if (sp[i].hi > sp[out - 1].hi)
 				sp[out - 1].hi = sp[i].hi;
+			sp[out - 1].clock &= sp[i].clock;
 			continue;
 		}
 		sp[out++] = sp[i];
@@ -165,58 +174,142 @@ static size_t spans(const struct cost_stats *s, uint64_t run_end, struct span *s
 	return out;
 }
 
-/* Sort the steps into in / before / after (durations in v[kind]). */
-static void classify(struct cost_stats *s, uint64_t run_end, uint64_t *v[3],
-		     size_t n[3])
+/* The steps (start and length; those across a gap left out), each with
+ * the span it overlaps (-1: none); their number. */
+struct step {
+	uint64_t t0, d;
+	long span;
+	int after_gap;          /* a step was left out just before it */
+};
+
+static size_t steps_of(const struct cost_stats *s, const struct span *sp, size_t ns,
+		       struct step *st)
 {
-	struct cost_figures *f = &s->f;
-	struct span *sp = xmalloc((s->nwin + 1) * sizeof(*sp));
-	size_t ns = spans(s, run_end, sp), k = 0;
+	size_t n = 0, k = 0;
+	int gap = 0;
 
 	for (size_t i = 1; i < s->nb; i++) {
-		uint64_t t0 = s->b[i - 1], t1 = s->b[i], d = t1 - t0;
-		int kind;
+		uint64_t t0 = s->b[i - 1], t1 = s->b[i];
 
-		if (!s->cont[i])
+		if (!s->cont[i]) {
+			gap = 1;
 			continue;
+		}
 		while (k < ns && sp[k].hi <= t0)
 			k++;
-		kind = k < ns && sp[k].lo < t1 ? 0 : !ns || t1 <= sp[0].lo ? 1 : 2;
-		v[kind][n[kind]++] = d;
-		f->all_ns += d;
-		if (!kind)
-			f->in_ns += d;
+		st[n++] = (struct step){ t0, t1 - t0,
+					 k < ns && sp[k].lo < t1 ? (long)k : -1, gap };
+		gap = 0;
 	}
-	f->in = n[0], f->before = n[1], f->after = n[2];
-	f->steps = n[0] + n[1] + n[2];
-	free(sp);
+	return n;
 }
 
-static void figures(struct cost_figures *f, uint64_t *v[3], size_t n[3])
+/* Durations of up to want steps outside windows, going down (dir -1) or
+ * up (+1) from i, not past a gap (another pattern) or another window;
+ * appended to v at nv. */
+static size_t near(const struct step *st, size_t n, long i, int dir, size_t want,
+		   uint64_t *v, size_t nv)
 {
-	uint64_t *out = xmalloc((n[1] + n[2] + 1) * sizeof(*out));
+	size_t got = 0;
 
-	memcpy(out, v[1], n[1] * sizeof(*out));
-	memcpy(out + n[1], v[2], n[2] * sizeof(*out));
-	f->out_p50 = median(out, n[1] + n[2]);
-	free(out);
-	f->in_p50 = median(v[0], n[0]);
-	f->before_p50 = median(v[1], n[1]);
-	f->after_p50 = median(v[2], n[2]);
+	if (i < 0 || (size_t)i >= n || (dir > 0 && st[i].after_gap) ||
+	    (dir < 0 && st[i + 1].after_gap))
+		return 0;
+	for (; i >= 0 && (size_t)i < n && got < want; i += dir, got++) {
+		if (st[i].span >= 0)
+			break;
+		v[nv + got] = st[i].d;
+		if ((dir < 0 && st[i].after_gap) || (dir > 0 && (size_t)i + 1 < n &&
+							st[i + 1].after_gap)) {
+			got++;
+			break;
+		}
+	}
+	return got;
+}
+
+struct acc {
+	uint64_t *in, *out;     /* durations inside measured windows, around */
+	size_t nin, nout;
+	double in_ns, base_ns;  /* their time, and what it would have been */
+	uint64_t before[NEAR_MAX], after[NEAR_MAX];
+	size_t nbefore, nafter; /* around the first measured window */
+};
+
+/* One window's steps [first, last] against the steps around it. */
+static void measure(struct acc *a, const struct step *st, size_t n, size_t first,
+		    size_t last)
+{
+	size_t nin = last - first + 1, want = nin < NEAR_MIN ? NEAR_MIN : nin;
+	size_t nb, na, mark = a->nout;
+	uint64_t base;
+
+	if (want > NEAR_MAX)
+		want = NEAR_MAX;
+	nb = near(st, n, (long)first - 1, -1, want, a->out, a->nout);
+	na = near(st, n, (long)last + 1, 1, want, a->out, a->nout + nb);
+	if (nb + na < COST_MIN_STEPS)
+		return;
+	if (!a->nbefore && !a->nafter) {
+		memcpy(a->before, a->out + mark, nb * sizeof(uint64_t));
+		memcpy(a->after, a->out + mark + nb, na * sizeof(uint64_t));
+		a->nbefore = nb, a->nafter = na;
+	}
+	a->nout += nb + na;
+	base = median(a->out + mark, nb + na);
+	for (size_t i = first; i <= last; i++) {
+		a->in[a->nin++] = st[i].d;
+		a->in_ns += (double)st[i].d;
+		a->base_ns += (double)base;
+	}
+}
+
+/* Each window measured (clock windows too when there are only those). */
+static void measure_all(struct cost_figures *f, struct acc *a, const struct step *st,
+			size_t n, const struct span *sp, size_t ns)
+{
+	int steady = 0;
+
+	for (size_t k = 0; k < ns; k++)
+		steady |= !sp[k].clock;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		if (st[i].span < 0)
+			continue;
+		while (j + 1 < n && st[j + 1].span == st[i].span)
+			j++;
+		if (!steady || !sp[st[i].span].clock)
+			measure(a, st, n, i, j);
+		else
+			f->left_out++;
+		i = j;
+	}
+}
+
+static void figures(struct cost_figures *f, struct acc *a, const struct step *st, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		f->all_ns += st[i].d;
+		f->in += st[i].span >= 0;
+	}
+	f->steps = n;
+	f->before = a->nbefore, f->after = a->nafter;
+	f->in_p50 = median(a->in, a->nin);
+	f->out_p50 = median(a->out, a->nout);
+	f->before_p50 = median(a->before, a->nbefore);
+	f->after_p50 = median(a->after, a->nafter);
 	if (!f->in)
 		f->why = "no step ran inside a GPU window";
-	else if (f->before + f->after < COST_MIN_STEPS)
-		f->why = "GPU timing covered (nearly) every step";
-	else if (f->in < COST_MIN_STEPS)
-		f->why = "fewer than 3 steps inside GPU windows";
+	else if (a->nin < COST_MIN_STEPS)
+		f->why = "too few steps inside GPU windows with steps outside around them";
 	if (f->why)
 		return;
 	f->measured = 1;
-	f->inside = (double)f->in_p50 / (double)f->out_p50 - 1;
+	f->inside = a->in_ns / a->base_ns - 1;
 	f->covered = (double)f->in / (double)f->steps;
-	f->overall = ((double)f->in_ns - (double)f->in * (double)f->out_p50) /
-		     (double)f->all_ns;
-	f->have_after = f->before >= COST_MIN_STEPS && f->after >= COST_MIN_STEPS;
+	f->overall = (a->in_ns - a->base_ns) / (double)f->all_ns;
+	f->have_after = a->nbefore >= COST_MIN_STEPS && a->nafter >= COST_MIN_STEPS;
 	if (f->have_after)
 		f->after_detach = (double)f->after_p50 / (double)f->before_p50 - 1;
 }
@@ -224,20 +317,28 @@ static void figures(struct cost_figures *f, uint64_t *v[3], size_t n[3])
 void cost_finish(struct model *m)
 {
 	struct cost_stats *s = m->cost;
-	uint64_t *v[3];
-	size_t n[3] = { 0 };
+	struct span *sp;
+	struct step *st;
+	struct acc a = { 0 };
+	size_t ns, n;
 
 	if (!s || !s->nb)
 		return;
-	for (int k = 0; k < 3; k++)
-		v[k] = xmalloc(s->nb * sizeof(uint64_t));
-	classify(s, m->start_ns + m->wall_ns, v, n);
-	if (!s->f.steps)
+	sp = xmalloc((s->nwin + 1) * sizeof(*sp));
+	st = xmalloc(s->nb * sizeof(*st));
+	a.in = xmalloc(s->nb * sizeof(uint64_t));
+	a.out = xmalloc(2 * s->nb * sizeof(uint64_t));
+	ns = spans(s, m->start_ns + m->wall_ns, sp);
+	n = steps_of(s, sp, ns, st);
+	measure_all(&s->f, &a, st, n, sp, ns);
+	if (!n)
 		s->f.why = "fewer than 2 steps were found";
 	else
-		figures(&s->f, v, n);
-	for (int k = 0; k < 3; k++)
-		free(v[k]);
+		figures(&s->f, &a, st, n);
+	free(sp);
+	free(st);
+	free(a.in);
+	free(a.out);
 }
 
 static const char *const reason_names[] = {
@@ -315,13 +416,17 @@ void cost_report_text(FILE *out, const struct model *m)
 		return;
 	}
 	fprintf(out, "tracing cost in this run: %+.1f%% per step inside GPU windows "
-		"(%s against %s outside), which covered %.1f%% of the %llu steps; "
-		"%+.2f%% overall\n", 100 * f->inside, fmt_ns(a, sizeof(a), f->in_p50),
-		fmt_ns(b, sizeof(b), f->out_p50), 100 * f->covered,
-		(unsigned long long)f->steps, 100 * f->overall);
+		"(%s against %s for the steps around them), which covered %.1f%% of "
+		"the %llu steps; %+.2f%% overall\n", 100 * f->inside,
+		fmt_ns(a, sizeof(a), f->in_p50), fmt_ns(b, sizeof(b), f->out_p50),
+		100 * f->covered, (unsigned long long)f->steps, 100 * f->overall);
+	if (f->left_out)
+		fprintf(out, "  (%llu window%s by the clock left out: %s before the steps "
+			"were steady)\n", (unsigned long long)f->left_out,
+			f->left_out == 1 ? "" : "s", f->left_out == 1 ? "it opened" : "they opened");
 	if (f->have_after)
-		fprintf(out, "  after a window (CUPTI off again): %+.1f%% per step "
-			"against the steps before the first (%s against %s)\n",
+		fprintf(out, "  after the first window (CUPTI off again): %+.1f%% per step "
+			"against the steps just before it (%s against %s)\n",
 			100 * f->after_detach, fmt_ns(a, sizeof(a), f->after_p50),
 			fmt_ns(b, sizeof(b), f->before_p50));
 }
@@ -383,6 +488,7 @@ void cost_report_json(struct json *j, const struct model *m)
 	put_u(j, "outside_p50_ns", f->out_p50);
 	put_u(j, "before_p50_ns", f->before_p50);
 	put_u(j, "after_p50_ns", f->after_p50);
+	put_u(j, "windows_left_out", f->left_out);
 	put_d(j, "inside", f->inside);
 	put_d(j, "covered", f->covered);
 	put_d(j, "overall", f->overall);

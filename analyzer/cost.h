@@ -5,12 +5,12 @@
  * The library writes where each training step began (GT_CHUNK_STEPS) and
  * when CUPTI was switched on and off for each GPU window (GT_CHUNK_WINDOW,
  * GT_CHUNK_SWITCH).  Steps that overlap a window's switching span paid
- * for GPU timing; the others did not.  Within one process, the median
- * step inside windows against the median outside them is what the windows
- * cost per step, free of the noise between runs; weighted by how many
- * steps the windows covered, what they cost the whole run.  Steps after a
- * window against those before the first one tell whether CUPTI leaves a
- * cost once it is detached.  The host side's own tracing (every run pays
+ * for GPU timing; the others did not.  Within one process, the steps
+ * inside each window against the steps just around it are what the
+ * windows cost per step, free of the noise between runs; weighted by how
+ * many steps the windows covered, what they cost the whole run.  The
+ * steps just after the first window against those just before it tell
+ * whether CUPTI leaves a cost once it is detached.  The host side's own tracing (every run pays
  * it) is not in these figures.
  */
 #ifndef GPUTRACE_ANALYZER_COST_H
@@ -27,7 +27,9 @@ struct model;
 #define COST_MIN_STEPS 3        /* steps a median needs, each side */
 
 struct cost_figures {
-	uint64_t steps, in, before, after;      /* steps of each kind */
+	uint64_t steps, in;             /* steps, and those inside windows */
+	uint64_t before, after;         /* around the first window measured */
+	uint64_t left_out;              /* windows by the clock, left out */
 	uint64_t in_p50, out_p50, before_p50, after_p50;   /* ns */
 	uint64_t in_ns, all_ns;                 /* their sums */
 	double inside;          /* per step inside windows, over outside: +0.04 */

@@ -64,7 +64,8 @@ static struct {
 	enum phase phase;
 	uint32_t reason;            /* enum gt_window_reason of the current */
 	uint64_t next_open, opened, closed, attach;
-	uint64_t steps_windows;     /* windows placed on steps so far */
+	uint64_t steps_windows;     /* windows that covered whole steps so far */
+	int short_window;           /* the last closed without its steps */
 	uint64_t last_trigger;      /* when the trigger file was last looked for */
 	int trigger_stuck;          /* it is there, and could not be removed */
 	int range_done;
@@ -384,7 +385,6 @@ static void open_window(uint64_t now, uint32_t reason)
 	gw.reason = reason;
 	gw.opened = gt_now();       /* ids pushed and kinds on from here */
 	gw.seq++;
-	gw.steps_windows += reason == GT_WINDOW_STEPS;
 	put_window(gw.opened, 0);
 	gw.phase = P_OPEN;
 	gw.last_flush = gw.opened;
@@ -508,6 +508,13 @@ static int triggered(uint64_t now)
 	return 1;
 }
 
+/* Whether the steps still come: none for STEP_CAP steps (and the
+ * writer's lag) means they stopped. */
+static int steps_alive(uint64_t now, const struct gt_steps_view *v)
+{
+	return now <= v->last_ns + STEP_CAP * v->median_ns + 200 * MS;
+}
+
 /* Why a window should open now (enum gt_window_reason), or 0. */
 static uint32_t due_reason(uint64_t now)
 {
@@ -522,7 +529,8 @@ static uint32_t due_reason(uint64_t now)
 		return !gw.range_done && v->source &&
 		       v->count + 1 >= gt_gpu_cfg.range_lo ? GT_WINDOW_RANGE : 0;
 	if (v->source && !gt_gpu_cfg.place_clock)
-		return v->steady && (!gw.steps_windows || now >= gw.next_open)
+		return v->steady && steps_alive(now, v) &&
+		       (!gw.steps_windows || gw.short_window || now >= gw.next_open)
 		       ? GT_WINDOW_STEPS : 0;
 	return now >= gw.next_open ? GT_WINDOW_CLOCK : 0;
 }
@@ -536,11 +544,37 @@ static uint64_t steps_inside(uint64_t *span)
 	return n ? n - 1 : 0;
 }
 
+/*
+ * Whether a window on steps is done: it covers the whole steps and the
+ * time it was to, or the steps stopped coming (a loop over layers while
+ * a model was built looked like steps), or it ran STEP_CAP times longer
+ * than expected.  One without its steps lets the next steady steps open
+ * another at once.
+ */
+static int steps_window_done(uint64_t now, const struct gt_steps_view *v, uint64_t len)
+{
+	uint64_t span, whole = steps_inside(&span), expected;
+	int stopped = !steps_alive(now, v);
+
+	expected = (gt_gpu_cfg.window_steps + 1) * v->median_ns;
+	if (expected < len)
+		expected = len;
+	if (whole >= gt_gpu_cfg.window_steps && span >= len) {
+		gw.steps_windows++;
+		gw.short_window = 0;
+		return 1;
+	}
+	if (!stopped && now - gw.opened < STEP_CAP * expected)
+		return 0;
+	gw.short_window = 1;
+	return 1;
+}
+
 /* Whether the open window has what it was opened for. */
 static int window_done(uint64_t now)
 {
 	const struct gt_steps_view *v = gt_steps_view();
-	uint64_t len = (uint64_t)gt_gpu_cfg.window_ms * MS, span, whole, cap;
+	uint64_t len = (uint64_t)gt_gpu_cfg.window_ms * MS;
 
 	if (gt_gpu_cfg.mode == GT_GPU_MODE_ALL)
 		return 0;
@@ -550,11 +584,7 @@ static int window_done(uint64_t now)
 			gt_gpu_cfg.range_lo + 3) * STEP_CAP * v->median_ns + len);
 	if (!v->source || gw.reason == GT_WINDOW_CLOCK || !v->median_ns)
 		return now >= gw.opened + len;
-	whole = steps_inside(&span);
-	if (whole >= gt_gpu_cfg.window_steps && span >= len)
-		return 1;
-	cap = STEP_CAP * (gt_gpu_cfg.window_steps + 1) * v->median_ns;
-	return now - gw.opened >= (cap > len ? cap : len);
+	return steps_window_done(now, v, len);
 }
 
 static void step(uint64_t now)

@@ -47,6 +47,10 @@ struct st_thread {
 	uint64_t seen, last_t;      /* calls, and when the last was made */
 	uint64_t checked, checked_t; /* calls, and the time, at the last check */
 	uint64_t raw;               /* anchor matches, grouped into bounds */
+	uint32_t epoch, prev_epoch; /* its pattern's number (st.epochs), and
+	                               the one before */
+	uint64_t epoch_nb;          /* nb when the present pattern began */
+	uint32_t prev_period;       /* calls a step of the one before */
 	uint64_t nb;                /* boundaries found */
 	uint64_t b[ST_HIST];        /* the newest boundaries */
 	uint32_t tok[ST_RING];
@@ -65,6 +69,8 @@ static struct {
 	uint32_t nmarked;
 	uint64_t last_new;          /* when a kernel or shape was last new */
 	uint64_t emitted_t;         /* the last boundary written */
+	const struct st_thread *emitted_p; /* ... of this thread and pattern */
+	uint32_t emitted_epoch, epochs;
 	uint64_t seq, last_emit;
 	struct gt_steps_view view;
 	uint32_t rev[ST_RING];      /* scratch of a check */
@@ -78,7 +84,8 @@ void gt_steps_init(void)
 {
 	const char *v = getenv("GPUTRACE_STEP");
 
-	st.steady_n = (uint32_t)gt_env_number("GPUTRACE_GPU_STEADY_STEPS", 5, 1, 1000);
+	st.steady_n = (uint32_t)gt_env_number("GPUTRACE_GPU_STEADY_STEPS", 5, 1,
+					      ST_HIST / 4);
 	st.mark.group = 1;
 	if (!v || !*v || !strcmp(v, "auto"))
 		return;
@@ -215,9 +222,13 @@ static void establish(struct st_thread *p, uint32_t period, size_t skip)
 
 	if (!choose_anchor(p, period, skip))
 		return;
+	p->prev_period = p->period * p->group;
 	p->period = period;
 	p->group = group_of(p);
 	p->raw = 0;
+	p->prev_epoch = p->epoch;
+	p->epoch = ++st.epochs;
+	p->epoch_nb = p->nb;
 	for (size_t i = p->anchor_w - 1; i < len; i++)
 		if (gram(p, i, p->anchor_w) == p->anchor)
 			add_bound(p, p->t[ring_pos(p, i)]);
@@ -461,19 +472,21 @@ static void update_view(void)
 
 /* ---- the dump ------------------------------------------------------------------ */
 
-/* Write p's boundaries after the last written one (those still kept). */
-static void emit(struct st_thread *p)
+/* Write p's boundaries [lo, hi) (indices), of pattern epoch (period
+ * calls a step), as a chunk. */
+static void emit_range(struct st_thread *p, uint64_t lo, uint64_t hi, uint32_t epoch,
+		       uint32_t period)
 {
 	uint8_t buf[ST_HIST * GT_VARINT_MAX], *q = buf;
 	struct gt_steps_header h = { .source = st.marker ? (uint32_t)st.marker
 							 : GT_STEPS_PATTERN,
-				     .period = p->period * p->group, .tid = p->tid };
-	uint64_t n = bounds_after(p, st.emitted_t), prev = 0;
+				     .period = period, .tid = p->tid };
+	uint64_t prev = 0;
 
-	if (!n)
+	if (lo >= hi)
 		return;
-	for (uint64_t i = n; i-- > 0;) {
-		uint64_t b = p->b[(p->nb - 1 - i) % ST_HIST];
+	for (uint64_t i = lo; i < hi; i++) {
+		uint64_t b = p->b[i % ST_HIST];
 
 		if (h.count++ == 0)
 			h.first_ns = b;
@@ -481,11 +494,27 @@ static void emit(struct st_thread *p)
 			q = gt_varint_put(q, b - prev);
 		prev = b;
 	}
+	/* a new pattern, or another thread's: the step across is none */
+	if (st.emitted_p && (st.emitted_p != p || st.emitted_epoch != epoch))
+		st.seq++;
 	h.seq = st.seq + 1;
 	if (gt_writer_side_chunk(GT_CHUNK_STEPS, &h, sizeof(h), buf, (size_t)(q - buf)))
 		return;
 	st.seq += h.count;
 	st.emitted_t = prev;
+	st.emitted_p = p;
+	st.emitted_epoch = epoch;
+}
+
+/* Write p's boundaries after the last written one (those still kept),
+ * those of its earlier pattern apart from those of its present one. */
+static void emit(struct st_thread *p)
+{
+	uint64_t hi = p->nb, lo = hi - bounds_after(p, st.emitted_t);
+	uint64_t cut = p->epoch_nb < lo ? lo : p->epoch_nb > hi ? hi : p->epoch_nb;
+
+	emit_range(p, lo, cut, p->prev_epoch, p->prev_period);
+	emit_range(p, cut, hi, p->epoch, p->period * p->group);
 }
 
 void gt_steps_cycle(int final)
@@ -545,5 +574,6 @@ void gt_steps_forget(void)
 	st.mark.group = 1;
 	st.nvtx_id = 0;
 	st.last_new = st.emitted_t = st.seq = st.last_emit = 0;
+	st.emitted_p = NULL;
 	memset(&st.view, 0, sizeof(st.view));
 }

@@ -5,7 +5,8 @@
  * the fake CUPTI what GPU work each call makes (fake_cupti.h).
  *
  *   w_gpu [--sleep-us=N] [--threads=T] [--idle-ms=M] [--setup-ms=S]
- *         [--random] [--raise-at=I] [--own-handler] [--touch-at=I] [ITERS]
+ *         [--init-reps=R] [--random] [--raise-at=I] [--own-handler]
+ *         [--touch-at=I] [ITERS]
  *
  * Each iteration on each thread: two kernel launches (vecAdd 4x256,
  * scale 2x128), a HtoD copy of 4096 bytes (pageable), a DtoH async copy
@@ -13,7 +14,9 @@
  * it sleeps N microseconds.  --idle-ms: M milliseconds between CUDA's
  * start and the first launch (a framework loading its data).  --setup-ms:
  * S milliseconds of set-up first, with a launch of a new shape and a copy
- * of a new size every 20 to 60 ms (loading, compiling).  --random: the two
+ * of a new size every 20 to 60 ms (loading, compiling).  --init-reps: R
+ * quick repeats of two launches (building a model layer by layer, which
+ * looks like steps), then 700 ms without GPU work.  --random: the two
  * launches of each iteration are of a kernel and grid drawn at random, so
  * the calls never repeat with a period.  --raise-at: the first thread
  * raises SIGUSR2 before iteration I; --own-handler: the program has its
@@ -50,7 +53,7 @@ static struct {
 
 static CUcontext ctx;
 static CUfunction vecadd, scale;
-static long iters = 10, sleep_us, idle_ms, setup_ms, random_order;
+static long iters = 10, sleep_us, idle_ms, setup_ms, init_reps, random_order;
 static long raise_at = -1, own_handler, touch_at = -1;
 static volatile sig_atomic_t handler_calls;
 static unsigned setup_calls;
@@ -193,6 +196,19 @@ static void set_up(CUstream s, CUdeviceptr d, unsigned char *h)
 		 setup_ms);
 }
 
+/* A model built layer by layer: a short-lived pattern, then a pause. */
+static void init_layers(CUstream s, CUdeviceptr d)
+{
+	struct timespec ms = { 0, 1000000L }, pause = { 0, 700000000L };
+
+	for (long k = 0; k < init_reps; k++) {
+		launch_add(s, d, 16);
+		launch_scale(s, d, 16);
+		nanosleep(&ms, NULL);
+	}
+	nanosleep(&pause, NULL);
+}
+
 static void *thread_main(void *arg)
 {
 	struct timespec ts = { sleep_us / 1000000, sleep_us % 1000000 * 1000 };
@@ -208,6 +224,8 @@ static void *thread_main(void *arg)
 	WL_CK(api.stream_create(&s, 0));
 	if (setup_ms && !arg)
 		set_up(s, d, h);
+	if (init_reps && !arg)
+		init_layers(s, d);
 	for (long i = 0; i < iters; i++) {
 		if (!arg)
 			before(i);
@@ -229,6 +247,7 @@ int main(int argc, char **argv)
 		    wl_opt_int(argv[i], "--threads", &threads) ||
 		    wl_opt_int(argv[i], "--idle-ms", &idle_ms) ||
 		    wl_opt_int(argv[i], "--setup-ms", &setup_ms) ||
+		    wl_opt_int(argv[i], "--init-reps", &init_reps) ||
 		    wl_opt_int(argv[i], "--raise-at", &raise_at) ||
 		    wl_opt_int(argv[i], "--touch-at", &touch_at))
 			continue;
