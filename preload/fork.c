@@ -20,9 +20,11 @@
  * noticed later, at no cost to the hot path: the generation lives in a
  * page the kernel zeroes in every child (MADV_WIPEONFORK), so the
  * child's first traced call finds generation 0 and takes the slow path,
- * which does the same work then.  At exit a pid that is not the dump
- * owner's is noticed too (where the kernel cannot wipe), so a writer
- * thread the child does not have is never waited for.
+ * which does the same work then.  A vfork child shares its parent's
+ * memory, so it sees no change and touches nothing.  Where no page can
+ * be wiped, a pid that is not the dump owner's tells, at the first
+ * traced call of a thread and at exit; and the writer never waits for a
+ * thread of a dump another process owns.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -60,7 +62,10 @@ static void in_child(void)
 void gt_fork_notice(void)
 {
 	if (atomic_load(&gt_mark->generation)) {
-		if (gt_writer_foreign())        /* no wiped page: the pid tells */
+		/* Not wiped: our parent's memory (a vfork child shares it,
+		 * and must leave it alone), unless no page can be wiped:
+		 * then only the pid tells. */
+		if (gt_mark == &static_mark && gt_writer_foreign())
 			in_child();
 		return;
 	}
