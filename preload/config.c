@@ -5,10 +5,16 @@
  * A setting that does not parse or is out of range keeps its default, and
  * the library says so once on stderr: a bad setting never stops the
  * traced program.
+ *
+ * A secure-execution process (setuid or setgid, file capabilities:
+ * AT_SECURE) traces nothing: its settings come from a user it must not
+ * trust (where the dump goes, what it is named), and with tracing off
+ * exec passes none of them on either (exec_env.c is not set up).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "preload/callsite.h"
 #include "preload/internal.h"
@@ -58,10 +64,47 @@ static uint64_t env_number(const struct num_setting *s)
 	return gt_env_number(s->name, s->def, s->min, s->max);
 }
 
-void gt_config_load(void)
+static int secure_from_auxv(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
+int (*gt_secure_exec)(void) = secure_from_auxv;
+
+/* The per-thread buffer cannot be larger than all of them together. */
+static void clamp_thread_buffer(void)
+{
+	if (gt_cfg.thread_buffer_bytes <= gt_cfg.buffer_bytes)
+		return;
+	gt_log("gputrace: GPUTRACE_THREAD_BUFFER_KB is larger than "
+	       "GPUTRACE_BUFFER_MB; using %llu KB\n",
+	       (unsigned long long)(gt_cfg.buffer_bytes >> 10));
+	gt_cfg.thread_buffer_bytes = gt_cfg.buffer_bytes;
+}
+
+/* GPUTRACE_OUTPUT, or the default; tracing off when it cannot be kept. */
+static void load_output(void)
 {
 	const char *out = getenv("GPUTRACE_OUTPUT");
 
+	if (out && strlen(out) >= sizeof(gt_cfg.output)) {
+		gt_log("gputrace: GPUTRACE_OUTPUT is longer than %zu bytes; "
+		       "tracing off\n", sizeof(gt_cfg.output) - 1);
+		gt_cfg.enabled = 0;
+		out = NULL;
+	}
+	strcpy(gt_cfg.output, out && *out ? out : "gputrace-%h-%p.bin");
+}
+
+void gt_config_load(void)
+{
+	if (gt_secure_exec()) {
+		gt_log("gputrace: a secure-execution (setuid, setgid or "
+		       "capability) program; tracing off\n");
+		gt_cfg.enabled = 0;
+		strcpy(gt_cfg.output, "gputrace-%h-%p.bin");
+		return;
+	}
 	gt_cfg.enabled = (int)env_number(&s_enabled);
 	gt_cfg.debug = (int)env_number(&s_debug);
 	gt_cfg.buffer_bytes = env_number(&s_buffer_mb) << 20;
@@ -73,11 +116,7 @@ void gt_config_load(void)
 	gt_cfg.max_pinned = (uint32_t)env_number(&s_max_pinned);
 	gt_cfg.nccl_plugin = (int)env_number(&s_nccl_plugin);
 	gt_cfg.tsc = (int)env_number(&s_tsc);
-	if (out && strlen(out) >= sizeof(gt_cfg.output)) {
-		gt_log("gputrace: ignoring GPUTRACE_OUTPUT: longer than %zu bytes\n",
-		       sizeof(gt_cfg.output) - 1);
-		out = NULL;
-	}
-	strcpy(gt_cfg.output, out && *out ? out : "gputrace-%h-%p.bin");
+	clamp_thread_buffer();
+	load_output();
 	gt_callsite_config();
 }

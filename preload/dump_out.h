@@ -7,16 +7,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct gt_dump_out {
 	int fd;                     /* -1 once writing failed */
+	dev_t dev;                  /* the dump's identity, as created */
+	ino_t ino;
 	uint8_t *buf;
 	size_t len, cap;
 	uint64_t bytes_written;
 	const char *path;
 };
 
+/* Take fd (the new dump at path; moved to a high number): 0, or -1 when
+ * out of memory (fd is then still to be closed by the caller: o->fd). */
 int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path);
+
+/* 1 when o->fd is still the dump (the program may close or replace it). */
+int gt_dump_out_ours(const struct gt_dump_out *o);
 
 /* Append raw bytes / a whole chunk (header + payload); flushes when full. */
 void gt_dump_out_raw(struct gt_dump_out *o, const void *p, size_t n);
@@ -30,5 +38,9 @@ void gt_dump_out_chunk2(struct gt_dump_out *o, uint32_t type, const void *a,
  * written (the failure is said once on stderr and the file is dropped). */
 int gt_dump_out_flush(struct gt_dump_out *o);
 void gt_dump_out_close(struct gt_dump_out *o);
+
+/* Drop the buffer unwritten and close the file (if still ours): a fork
+ * child, whose copy of the parent's dump is not its own. */
+void gt_dump_out_forget(struct gt_dump_out *o);
 
 #endif /* GPUTRACE_PRELOAD_DUMP_OUT_H */

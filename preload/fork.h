@@ -10,4 +10,12 @@
  * off: a child would write into its parent's dump). */
 int gt_fork_init(void);
 
+/*
+ * A child made without glibc's fork handlers (_Fork, a raw fork system
+ * call): when the generation reads 0 or the dump is another process's,
+ * start over as a forked child does.  From the slow path of the first
+ * traced call and from the exit path; cheap when nothing changed.
+ */
+void gt_fork_notice(void);
+
 #endif /* GPUTRACE_PRELOAD_FORK_H */

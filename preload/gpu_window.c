@@ -75,7 +75,7 @@ static struct {
 	uint32_t state_written;
 	uint32_t path_str;
 	struct gt_gpu_drops drops;  /* as last written */
-	unsigned generation;        /* gt_generation the session belongs to */
+	unsigned generation;        /* the generation (gt_mark) of the session */
 	uint64_t took[SW_N];        /* this window's switching, ns */
 	uint64_t took_all[SW_N];    /* all windows' */
 } gw;
@@ -693,7 +693,7 @@ static void gpu_cycle(int final)
 {
 	uint64_t now = gt_now();
 
-	if (gw.generation != atomic_load(&gt_generation))
+	if (gw.generation != atomic_load(&gt_mark->generation))
 		return;                     /* a forked child: CUPTI is not ours */
 	if (gw.phase == P_START) {
 		if (gt_gpu_cfg.mode == GT_GPU_MODE_OFF) {
@@ -751,7 +751,7 @@ static void after_fork_child(void)
 void gt_gpu_init(void)
 {
 	load_settings();
-	gw.generation = atomic_load(&gt_generation);
+	gw.generation = atomic_load(&gt_mark->generation);
 	if (gt_gpu_cfg.mode == GT_GPU_MODE_OFF || !gt_gpu_cfg.early)
 		atomic_store(&gt_cupti_early_done, 1);
 	pthread_atfork(NULL, NULL, after_fork_child);

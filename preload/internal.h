@@ -91,6 +91,9 @@ struct gt_config {
 
 extern struct gt_config gt_cfg;
 void gt_config_load(void);
+/* Whether this is a secure-execution process (AT_SECURE): then nothing
+ * is traced.  A pointer, so a unit test can stand in for the kernel. */
+extern int (*gt_secure_exec)(void);
 /* A whole decimal GPUTRACE_* number within [min, max], else def (said
  * once on stderr): every numeric setting is read through this. */
 uint64_t gt_env_number(const char *name, uint64_t def, uint64_t min, uint64_t max);
@@ -141,7 +144,13 @@ void gt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gt_init(void);                 /* idempotent; safe before main */
 extern atomic_int gt_active;        /* 1 while events are recorded */
 void gt_end_in_exit_handlers(void);  /* lifecycle.c */
-extern atomic_uint gt_generation;   /* bumped in a forked child */
+/* fork.c: the generation, bumped in a forked child, in a page every
+ * child finds zeroed (claimed: which of its threads starts it over) */
+struct gt_fork_mark {
+	atomic_uint generation;
+	atomic_int claimed;
+};
+extern struct gt_fork_mark *gt_mark;
 extern uint64_t gt_start_ns;        /* clock at start (monotonic) */
 extern uint64_t gt_start_realtime_ns;
 

@@ -24,7 +24,6 @@
 #include "preload/writer.h"
 
 atomic_int gt_active;
-atomic_uint gt_generation = 1;
 uint64_t gt_start_ns, gt_start_realtime_ns;
 static atomic_int initialised;
 
@@ -62,6 +61,7 @@ __attribute__((constructor)) static void gt_constructor(void)
 
 static void end_trace(void)
 {
+	gt_fork_notice();               /* the dump may be a parent's */
 	atomic_store(&gt_active, 0);
 	gt_writer_finish();             /* a second call does nothing */
 }

@@ -135,7 +135,7 @@ static struct {
 /* The string id of s, written the first time (writer thread only). */
 static uint32_t string_id(const char *s)
 {
-	unsigned gen = atomic_load(&gt_generation);
+	unsigned gen = atomic_load(&gt_mark->generation);
 	size_t i;
 
 	if (!*s)

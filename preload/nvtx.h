@@ -24,7 +24,7 @@
 /*
  * One distinct message.  Found by content, never only by pointer: callers
  * reuse buffers.  Its string id belongs to one dump; `gid` says which
- * (gt_generation << 32 | id), so a forked child writes it again.
+ * (generation << 32 | id), so a forked child writes it again.
  */
 struct gt_nvtx_str {
 	_Atomic uint64_t hash;      /* 0: the slot is free */

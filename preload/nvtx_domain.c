@@ -54,7 +54,7 @@ uint32_t gt_nvtx_domain_id(struct gt_nvtx_domain *d)
 	if (!d)
 		return 0;
 	g = atomic_load_explicit(&d->gid, memory_order_acquire);
-	gen = atomic_load_explicit(&gt_generation, memory_order_relaxed);
+	gen = atomic_load_explicit(&gt_mark->generation, memory_order_relaxed);
 	if (likely(g >> 32 == gen))
 		return d->id;
 	def = (struct gt_nvtx_def){ .what = GT_NVTX_DEF_DOMAIN, .id = d->id,

@@ -99,7 +99,7 @@ struct gt_nvtx_str *gt_nvtx_intern(const char *s, size_t len)
 uint32_t gt_nvtx_str_id(struct gt_nvtx_str *e)
 {
 	uint64_t g = atomic_load_explicit(&e->gid, memory_order_acquire);
-	uint64_t gen = atomic_load_explicit(&gt_generation, memory_order_relaxed);
+	uint64_t gen = atomic_load_explicit(&gt_mark->generation, memory_order_relaxed);
 	uint32_t id;
 
 	if (likely(g >> 32 == gen))

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * output_path.c - GPUTRACE_OUTPUT templates and safe creation of the dump.
+ *
+ * What a field expands to comes from outside the template (the host name
+ * can be set in a UTS namespace, the rank from the environment), so it
+ * stays one file name part: a '/' in it, and a leading '.' (so never
+ * '.' or '..'), become '_'.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +34,27 @@ unsigned gt_output_rank(void)
 	return 0;
 }
 
+int (*gt_output_hostname)(char *name, size_t len) = gethostname;
+
+/* A field as one harmless part of a file name. */
+static void sanitize(char *field)
+{
+	char *c = field;
+
+	for (; *c == '.'; c++)
+		*c = '_';
+	for (; *c; c++)
+		if (*c == '/')
+			*c = '_';
+}
+
+static void host_name(char *piece, size_t size)
+{
+	if (gt_output_hostname(piece, size - 1) || !*piece)
+		strcpy(piece, "localhost");
+	piece[size - 1] = 0;
+}
+
 int gt_output_expand(const char *tmpl, char *out, size_t size)
 {
 	size_t n = 0;
@@ -44,14 +70,12 @@ int gt_output_expand(const char *tmpl, char *out, size_t size)
 			switch (*++p) {
 			case 'p': snprintf(piece, sizeof(piece), "%d", (int)getpid()); break;
 			case 'r': snprintf(piece, sizeof(piece), "%u", gt_output_rank()); break;
-			case 'h':
-				if (gethostname(piece, sizeof(piece) - 1))
-					strcpy(piece, "localhost");
-				piece[sizeof(piece) - 1] = 0;
-				break;
+			case 'h': host_name(piece, sizeof(piece)); break;
 			case '%': add = "%"; break;
 			default: snprintf(piece, sizeof(piece), "%%%c", *p); break;
 			}
+			if (add == piece)
+				sanitize(piece);
 		}
 		if (n + strlen(add) >= size)
 			return -1;

@@ -10,10 +10,14 @@
 
 /*
  * Expand %p (pid), %h (host name), %r (rank: RANK, OMPI_COMM_WORLD_RANK or
- * SLURM_PROCID, else 0) and %% in tmpl.  Returns 0, or -1 if it does not
- * fit in size bytes.
+ * SLURM_PROCID, else 0) and %% in tmpl; a field's '/' and leading dots
+ * become '_' (it never names another directory).  Returns 0, or -1 if it
+ * does not fit in size bytes.
  */
 int gt_output_expand(const char *tmpl, char *out, size_t size);
+
+/* Where %h comes from: gethostname (a unit test puts its own). */
+extern int (*gt_output_hostname)(char *name, size_t len);
 
 /* The rank from the environment, 0 when none is set. */
 unsigned gt_output_rank(void);

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/fork.h"
 #include "preload/ring.h"
 #include "preload/writer.h"
 
@@ -63,7 +64,9 @@ static struct gt_ring *ring_from_free_list(void)
 	return ring;
 }
 
-static struct gt_ring *ring_map(void)
+/* A new ring within the budget; NULL with *no_memory set when mmap
+ * failed, clear when the budget is spent. */
+static struct gt_ring *ring_map(int *no_memory)
 {
 	uint64_t cap = gt_cfg.thread_buffer_bytes / sizeof(struct gt_rec);
 	size_t bytes, records;
@@ -83,6 +86,7 @@ static struct gt_ring *ring_map(void)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ring == MAP_FAILED) {
 		atomic_fetch_sub(&ring_bytes_used, records);
+		*no_memory = 1;
 		return NULL;
 	}
 	ring->mask = cap - 1;
@@ -101,9 +105,12 @@ static void ring_push(struct gt_ring *ring)
 
 struct gt_ring *gt_thread_attach(struct gt_thread *t)
 {
-	unsigned gen = atomic_load(&gt_generation);
+	unsigned gen;
 	struct gt_ring *ring;
+	int no_memory = 0;
 
+	gt_fork_notice();                   /* a child made without fork() */
+	gen = atomic_load(&gt_mark->generation);
 	if (t->generation != gen) {         /* first call, or forked child */
 		t->generation = gen;
 		t->ring = NULL;
@@ -113,14 +120,18 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t)
 		goto no_ring;
 	ring = ring_from_free_list();
 	if (!ring)
-		ring = ring_map();
+		ring = ring_map(&no_memory);
 	if (!ring && atomic_load(&exited_pending) &&
 	    gt_writer_cycle_wait(GT_RING_WAIT_MS) == 0)
 		ring = ring_from_free_list();   /* exited threads' rings, taken back */
 	if (!ring) {
 		t->no_ring = 1;
-		gt_warn_once("gputrace: GPUTRACE_BUFFER_MB is spent: events of "
-			     "further threads are counted as dropped\n");
+		if (no_memory)
+			gt_warn_once("gputrace: no memory for a thread's buffer: "
+				     "its events are counted as dropped\n");
+		else
+			gt_warn_once("gputrace: GPUTRACE_BUFFER_MB is spent: events "
+				     "of further threads are counted as dropped\n");
 		goto no_ring;
 	}
 	atomic_store(&ring->head, 0);

@@ -50,7 +50,7 @@ struct gt_thread {
 	uint64_t mask;              /* ring->mask */
 	uint64_t id_base;           /* ring->index << 40 (gt_rec_id) */
 	struct gt_ring *ring;
-	unsigned generation;        /* gt_generation when ring was taken */
+	unsigned generation;        /* gt_mark->generation when taken */
 	int busy;                   /* inside a wrapper: nested calls pass */
 	int no_ring;                /* the memory budget is spent */
 } __attribute__((aligned(64)));
@@ -86,7 +86,7 @@ gt_hot_inline struct gt_rec *gt_rec_begin(void)
 	if (unlikely(t->busy))
 		return NULL;
 	if (unlikely(!t->ring || t->generation !=
-		     atomic_load_explicit(&gt_generation, memory_order_relaxed))) {
+		     atomic_load_explicit(&gt_mark->generation, memory_order_relaxed))) {
 		if (!gt_thread_attach(t))
 			return NULL;
 	}

@@ -11,10 +11,12 @@
  * as dropped, so the program never waits.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "include/gputrace/format.h"
@@ -65,7 +67,8 @@ static struct {
 	_Atomic uint64_t beat;          /* when the last drain ended */
 } w = { .side_lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void (*cycle_hooks[GT_CYCLE_HOOKS])(int final);
+/* Set by any thread, read by the writer: each slot published with release. */
+static void (*_Atomic cycle_hooks[GT_CYCLE_HOOKS])(int final);
 static _Atomic int n_cycle_hooks;
 static void (*end_hooks[GT_CYCLE_HOOKS])(void);
 static _Atomic int n_end_hooks;
@@ -377,7 +380,7 @@ void gt_writer_on_cycle(void (*fn)(int final))
 	int i = atomic_fetch_add(&n_cycle_hooks, 1);
 
 	if (i < GT_CYCLE_HOOKS)
-		cycle_hooks[i] = fn;
+		atomic_store_explicit(&cycle_hooks[i], fn, memory_order_release);
 }
 
 void gt_writer_on_end(void (*fn)(void))
@@ -412,9 +415,13 @@ static void run_cycle_hooks(int final)
 {
 	int n = atomic_load(&n_cycle_hooks);
 
-	for (int i = 0; i < n && i < GT_CYCLE_HOOKS; i++)
-		if (cycle_hooks[i])
-			cycle_hooks[i](final);
+	for (int i = 0; i < n && i < GT_CYCLE_HOOKS; i++) {
+		void (*fn)(int) = atomic_load_explicit(&cycle_hooks[i],
+						       memory_order_acquire);
+
+		if (fn)
+			fn(final);
+	}
 }
 
 /*
@@ -474,9 +481,26 @@ static void end_dump(void)
 
 static __thread int in_writer __attribute__((tls_model("initial-exec")));
 
-/* Drain every flush_ms; woken early by gt_writer_finish or a signal. */
+/* Wait while *word == seen, until the monotonic time `until` (ns). */
+static void wait_until(_Atomic uint32_t *word, uint32_t seen, uint64_t until)
+{
+	struct timespec ts = { .tv_sec = (time_t)(until / 1000000000u),
+			       .tv_nsec = (long)(until % 1000000000u) };
+
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_BITSET_PRIVATE, seen,
+		&ts, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+/*
+ * Drain every flush_ms, counted from the start of the last drain (a
+ * program killed outright loses what came after the last drain's start:
+ * the period, plus the time one drain takes to write); woken early by
+ * gt_writer_finish, a signal, or a thread that needs a ring.
+ */
 static void *writer_main(void *arg)
 {
+	uint64_t period = (uint64_t)gt_cfg.flush_ms * 1000000u;
+	uint64_t next = gt_now() + period, start;
 	uint32_t seen = atomic_load(&w.wake);
 
 	in_writer = 1;
@@ -487,14 +511,16 @@ static void *writer_main(void *arg)
 			end_dump();
 			break;
 		}
-		gt_futex_wait(&w.wake, seen, gt_cfg.flush_ms);
+		wait_until(&w.wake, seen, next);
 		seen = atomic_load(&w.wake);    /* a wake during the drain counts */
 		if (atomic_load(&w.stop) || atomic_load(&w.end_req))
 			continue;
+		start = gt_now();
 		drain(0);
 		atomic_store(&w.beat, gt_now());
 		atomic_fetch_add(&w.cycles, 1);
 		gt_futex_wake(&w.cycles);
+		next = start + period;
 	}
 	atomic_store(&w.alive, 0);
 	return NULL;
@@ -517,10 +543,15 @@ static void start_thread(void)
 	}
 }
 
+int gt_writer_foreign(void)
+{
+	return w.pid && w.pid != getpid();
+}
+
 static void stop_thread(void)
 {
-	if (!w.thread_running)
-		return;
+	if (!w.thread_running || gt_writer_foreign())
+		return;                 /* none, or a parent's: not here */
 	atomic_store(&w.stop, 1);
 	atomic_fetch_add(&w.wake, 1);
 	gt_futex_wake(&w.wake);
@@ -551,7 +582,8 @@ int gt_writer_end_async(unsigned ms)
 {
 	uint64_t deadline = gt_now() + (uint64_t)ms * 1000000u, now;
 
-	if (!atomic_load(&w.started) || !atomic_load(&w.alive) || in_writer)
+	if (!atomic_load(&w.started) || !atomic_load(&w.alive) || in_writer ||
+	    gt_writer_foreign())
 		return atomic_load(&w.end_done) ? 0 : -1;
 	atomic_store(&w.end_req, 1);
 	atomic_fetch_add(&w.wake, 1);
@@ -585,7 +617,7 @@ static int open_dump(void)
 		return -1;
 	}
 	if (gt_dump_out_open(&w.out, fd, w.path)) {
-		close(fd);
+		close(w.out.fd);
 		unlink(w.path);
 		return -1;
 	}
@@ -611,7 +643,7 @@ void gt_writer_start(void)
 
 void gt_writer_finish(void)
 {
-	if (!atomic_load(&w.started) || !w.out.buf)
+	if (!atomic_load(&w.started) || !w.out.buf || gt_writer_foreign())
 		return;
 	stop_thread();
 	end_dump();
@@ -634,7 +666,7 @@ void gt_writer_exec_failed(void)
 {
 	int fd = w.out.fd;
 
-	if (fd < 0 || ftruncate(fd, (off_t)w.end_off) ||
+	if (!gt_dump_out_ours(&w.out) || ftruncate(fd, (off_t)w.end_off) ||
 	    lseek(fd, (off_t)w.end_off, SEEK_SET) < 0)
 		return;                 /* the dump stays as it ended */
 	w.out.bytes_written = w.end_off;
@@ -645,9 +677,8 @@ void gt_writer_exec_failed(void)
 
 void gt_writer_forget(void)
 {
-	if (w.out.fd >= 0 && w.out.buf)
-		close(w.out.fd);
-	free(w.out.buf);
+	if (w.out.buf)
+		gt_dump_out_forget(&w.out);
 	gt_idmap_free(&w.shapes);
 	gt_idmap_free(&w.streams);
 	memset(&w, 0, offsetof(__typeof__(w), ev));

@@ -21,6 +21,10 @@ void gt_writer_finish(void);
 /* Fork child: the parent's writer thread and file are not ours. */
 void gt_writer_forget(void);
 
+/* 1 when the dump belongs to another process (this one is a child that
+ * fork's handlers did not reach): nothing of it may be touched. */
+int gt_writer_foreign(void);
+
 /*
  * From a signal handler (async-signal-safe): ask the writer thread to end
  * the dump now (drain, END) and wait at most ms for it.  Returns 0 when

@@ -17,13 +17,24 @@
 #   make bench-launch the added time per launch on the fake driver, with
 #                     the caches a driver would leave (CPU only)
 
-SAFETY_WL := fork exec signal kill late
+SAFETY_WL := fork exec signal kill late hostile
 SAFETY_WORKLOADS := $(SAFETY_WL:%=$(TEST_B)/w_%)
 
 $(SAFETY_WORKLOADS): $(TEST_B)/w_%: test/workloads/w_%.c \
 		test/workloads/launcher.h test/fake/workload.h
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CUDA_INC) -o $@ $< -ldl -lpthread
+
+# The same, linked with the library (as a setuid program would have to be:
+# the loader ignores LD_PRELOAD and LD_LIBRARY_PATH paths there), finding
+# it and the fake driver by absolute run paths.
+$(TEST_B)/w_hostile_linked: test/workloads/w_hostile.c test/workloads/launcher.h \
+		test/fake/workload.h $(LIB)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CUDA_INC) -o $@ $< -L$(B) -lgputrace \
+		-Wl,-rpath,$(abspath $(B)):$(abspath $(FAKE_B)) -ldl -lpthread
+
+TEST_DEPS += $(TEST_B)/w_hostile_linked
 
 $(TEST_B)/unit_preload_exec_env: $(B)/preload/exec_env.o
 PRELOAD_UNIT_OBJ_exec_env := $(B)/preload/exec_env.o

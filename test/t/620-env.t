@@ -76,8 +76,10 @@ subtest 'facts and samples from NVML' => sub {
 	chomp(my $nproc = qx{getconf _NPROCESSORS_ONLN});
 	is($e->{cpu_cores}, $nproc, 'CPU cores');
 	cmp_ok($e->{cpu_affinity}, '>=', 1, 'CPUs this process may use');
-	cmp_ok($e->{cpu}{process_cores}, '>', 0.2, 'CPU use of the process');
-	cmp_ok($e->{cpu}{children_cores}, '>', 0.2, 'and of its children');
+	# Some CPU use, not a share: a loaded machine gives the busy
+	# workload and its children less than a core.
+	cmp_ok($e->{cpu}{process_cores}, '>', 0, 'CPU use of the process');
+	cmp_ok($e->{cpu}{children_cores}, '>', 0, 'and of its children');
 	is($e->{cpu}{children_max}, 2, 'both children seen alive');
 	is($e->{sample_ms}, 20, 'the interval');
 	only_wrote_line($r);

@@ -3,7 +3,8 @@
 # it does without the tracer (same exit status, output and driver calls)
 # and the tracer says so in one line on stderr: no libcuda, no GPU, GPU
 # tracing asked for without CUPTI or NVML, an output directory that cannot
-# be written, a file size limit, settings that do not parse.
+# be written, a file size limit, settings that do not parse, a template
+# too long to keep, a thread buffer larger than all of them together.
 use strict;
 use warnings;
 use FindBin;
@@ -110,7 +111,7 @@ subtest 'file size limit (ulimit -f): never killed by SIGXFSZ' => sub {
 my @bad = (
 	[ GPUTRACE_BUFFER_MB => 'lots' ], [ GPUTRACE_FLUSH_MS => 0 ],
 	[ GPUTRACE_THREAD_BUFFER_KB => -5 ], [ GPUTRACE => 'yes' ],
-	[ GPUTRACE_MAX_FUNCTIONS => '1e9' ], [ GPUTRACE_OUTPUT => 'x' x 2000 ],
+	[ GPUTRACE_MAX_FUNCTIONS => '1e9' ],
 );
 for my $b (@bad) {
 	my ($name, $value) = @$b;
@@ -122,10 +123,36 @@ for my $b (@bad) {
 
 		is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
 		like($lines[0] // '', qr/^gputrace: ignoring \Q$name\E/, 'naming it');
-		return if $name eq 'GPUTRACE_OUTPUT';
 		ok($r->{json}, 'tracing goes on with the default') or return;
 		GtRun::check_totals($r);
 	};
 }
+
+subtest 'a GPUTRACE_OUTPUT of 1024 bytes or more: tracing off' => sub {
+	my $dir = tempdir(CLEANUP => 1);
+	my ($r) = same_as_untraced(['w_cudart', 3, 1], cwd => $dir,
+				   output => "$dir/" . ('x' x 2000) . '-%p.bin');
+	my @lines = GtSafety::tracer_lines($r);
+
+	is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
+	like($lines[0] // '', qr/^gputrace: GPUTRACE_OUTPUT is longer than 1023 bytes; tracing off$/,
+	     'saying so');
+	is(scalar(@{$r->{dumps}}), 0, 'no dump, not even under the default name')
+		or diag("@{$r->{dumps}}");
+	is(scalar(() = glob("$dir/*.bin")), 0, 'nothing in the working directory');
+};
+
+subtest 'GPUTRACE_THREAD_BUFFER_KB larger than GPUTRACE_BUFFER_MB' => sub {
+	my ($r) = same_as_untraced(['w_cudart', 100, 1], env => {
+		GPUTRACE_THREAD_BUFFER_KB => 524288, GPUTRACE_BUFFER_MB => 1 });
+	my @lines = grep { !/wrote/ } GtSafety::tracer_lines($r);
+
+	is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
+	like($lines[0] // '', qr/^gputrace: GPUTRACE_THREAD_BUFFER_KB is larger than GPUTRACE_BUFFER_MB; using 1024 KB$/,
+	     'saying the thread buffer is cut to the total');
+	ok($r->{json}, 'a dump') or return diag(GtRun::describe($r));
+	cmp_ok($r->{json}{events}, '>', 0, 'with events');
+	GtRun::check_totals($r);
+};
 
 done_testing();

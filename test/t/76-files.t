@@ -1,8 +1,10 @@
 #!/usr/bin/perl
-# 76-files.t - the dump is created with mode 0600 whatever the umask,
-# never through a symbolic link planted at its path and never over an
-# existing file (a new name instead), only where GPUTRACE_OUTPUT says:
-# nothing is written in the working directory, HOME or TMPDIR.
+# 76-files.t - the dump is created with mode 0600 whatever the umask
+# (narrower where the umask takes bits away, never wider), never through
+# a symbolic link planted at its path and never over an existing file (a
+# new name instead), only where GPUTRACE_OUTPUT says: nothing is written
+# in the working directory, HOME or TMPDIR.  Links among the directories
+# of the path are followed, as for any path.
 use strict;
 use warnings;
 use FindBin;
@@ -24,10 +26,11 @@ sub put {
 }
 
 sub traced_into {
-	my ($dir, $template, @pre) = @_;
+	my ($dir, $template, $umask) = @_;
 	my $wl = GtRun::workload('w_cudart');
 
-	return GtRun::run(['/bin/sh', '-c', "umask 000 && exec '$wl' 3 1"],
+	$umask //= '000';
+	return GtRun::run(['/bin/sh', '-c', "umask $umask && exec '$wl' 3 1"],
 			  env => \%FAST, output => "$dir/$template");
 }
 
@@ -37,6 +40,24 @@ subtest 'mode 0600 with umask 000' => sub {
 
 	ok(-f "$dir/t.bin", 'the dump') or diag(GtRun::describe($r));
 	is((stat("$dir/t.bin"))[2] & 07777, 0600, 'mode 0600');
+};
+
+subtest 'umask 277: mode 0400, narrower, never wider' => sub {
+	my $dir = tempdir(CLEANUP => 1);
+	my $r = traced_into($dir, 't.bin', '277');
+
+	ok(-f "$dir/t.bin", 'the dump') or diag(GtRun::describe($r));
+	is((stat("$dir/t.bin"))[2] & 07777, 0400, 'mode 0400');
+};
+
+subtest 'a link among the directories is followed' => sub {
+	my $dir = tempdir(CLEANUP => 1);
+	mkdir("$dir/real") or die;
+	symlink("$dir/real", "$dir/via") or die;
+	my $r = traced_into($dir, 'via/t.bin');
+
+	ok(-f "$dir/real/t.bin", 'the dump is in the directory the link names')
+		or diag(GtRun::describe($r));
 };
 
 subtest 'a symbolic link at the path is not followed' => sub {

@@ -6,7 +6,8 @@
  * this program (a preloaded library cannot bring TSan's runtime): threads
  * record events through gt_rec_begin/gt_rec_commit exactly as the
  * wrappers do, waves of short-lived threads leave their rings to be
- * drained and reused, another thread adds side chunks and strings, and
+ * drained and reused, another thread adds side chunks and strings and
+ * registers cycle hooks while the writer runs them, and
  * the writer thread drains every millisecond (rings are small enough
  * that some events may be dropped).  Then the dump is ended and read back with the
  * analyzer: events + dropped must equal the records attempted.
@@ -43,6 +44,13 @@ void gt_exec_init(void) {}
 
 static _Atomic uint64_t attempted;
 static atomic_int side_stop;
+static atomic_int hook_runs;
+
+static void count_cycle(int final)
+{
+	(void)final;
+	atomic_fetch_add(&hook_runs, 1);
+}
 
 static void record_one(long i)
 {
@@ -92,6 +100,8 @@ static void *side_writer(void *arg)
 		gt_writer_string(text, (size_t)n);
 		gt_writer_side_chunk(GT_CHUNK_NOTE, &level, sizeof(level), text,
 				     (size_t)n);
+		if (i % 50 == 0 && i / 50 < 3)
+			gt_writer_on_cycle(count_cycle);
 		usleep(100);
 	}
 	return NULL;
@@ -165,10 +175,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stress: cannot read back '%s'\n", argv[1]);
 		return 1;
 	}
-	printf("stress: %llu attempted, %llu events + %llu dropped\n",
-	       (unsigned long long)attempted, events, dropped);
+	printf("stress: %llu attempted, %llu events + %llu dropped, %d hook runs\n",
+	       (unsigned long long)attempted, events, dropped,
+	       atomic_load(&hook_runs));
 	unlink(argv[1]);
 	*strrchr(argv[1], '/') = 0;
 	rmdir(argv[1]);
-	return events + dropped == attempted ? 0 : 1;
+	return events + dropped == attempted && atomic_load(&hook_runs) ? 0 : 1;
 }

@@ -21,7 +21,8 @@
 #include "preload/nvtx.h"
 
 /* ---- stubs of what nvtx_strings.c uses from the rest of the library ---- */
-atomic_uint gt_generation = 1;
+static struct gt_fork_mark mark = { .generation = 1 };
+struct gt_fork_mark *gt_mark = &mark;
 static atomic_uint writes, next_id;
 
 uint32_t gt_writer_string(const char *s, size_t len)
@@ -69,7 +70,7 @@ static void test_id_once_per_dump(void **state)
 	assert_int_not_equal(id, 0);
 	assert_int_equal(gt_nvtx_str_id(e), id);
 	assert_int_equal(atomic_load(&writes), before + 1);
-	atomic_fetch_add(&gt_generation, 1);    /* a forked child's dump */
+	atomic_fetch_add(&gt_mark->generation, 1);    /* a forked child's dump */
 	assert_int_not_equal(gt_nvtx_str_id(e), id);
 	assert_int_equal(atomic_load(&writes), before + 2);
 }

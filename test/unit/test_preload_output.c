@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_preload_output.c - unit tests (cmocka) for the dump's path template
- * and its safe creation: mode 0600, no overwrite, no symbolic links.
+ * and its safe creation: mode 0600, no overwrite, no symbolic links, and
+ * fields that never leave the directory whatever the host name or rank.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -39,6 +40,42 @@ static void expansion_too_long_fails(void **state)
 
 	assert_int_equal(gt_output_expand("0123456789", out, sizeof(out)), -1);
 	assert_int_equal(gt_output_expand("", out, sizeof(out)), -1);
+}
+
+static const char *fake_host;
+
+static int hostname_of_test(char *name, size_t len)
+{
+	snprintf(name, len, "%s", fake_host);
+	return 0;
+}
+
+static void expand_with_host(const char *host, const char *tmpl, const char *want)
+{
+	char out[512];
+
+	fake_host = host;
+	gt_output_hostname = hostname_of_test;
+	assert_int_equal(gt_output_expand(tmpl, out, sizeof(out)), 0);
+	gt_output_hostname = gethostname;
+	assert_string_equal(out, want);
+}
+
+static void fields_stay_in_the_directory(void **state)
+{
+	char out[512];
+
+	expand_with_host("../evil/pwn", "out/%h.bin", "out/___evil_pwn.bin");
+	expand_with_host("..", "out/%h", "out/__");
+	expand_with_host(".", "out/%h", "out/_");
+	expand_with_host("/etc/x", "out/%h.bin", "out/_etc_x.bin");
+	expand_with_host(".hidden.node", "%h-1", "_hidden.node-1");
+	expand_with_host("", "%h", "localhost");
+	expand_with_host("node-1.example", "../d/%h.bin", "../d/node-1.example.bin");
+	setenv("RANK", "../x", 1);
+	assert_int_equal(gt_output_expand("out/%r.bin", out, sizeof(out)), 0);
+	assert_string_equal(out, "out/0.bin");
+	unsetenv("RANK");
 }
 
 static void creates_0600_and_never_overwrites(void **state)
@@ -92,6 +129,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(expands_pid_host_rank),
 		cmocka_unit_test(expansion_too_long_fails),
+		cmocka_unit_test(fields_stay_in_the_directory),
 		cmocka_unit_test(creates_0600_and_never_overwrites),
 		cmocka_unit_test(refuses_symbolic_links),
 	};
