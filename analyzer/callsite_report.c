@@ -33,8 +33,9 @@ static void print_row(FILE *out, size_t rank, const struct callsite_row *r)
 	char total[UNITS_BUF], mean[UNITS_BUF], head[160];
 	size_t shown = r->nframes < TEXT_FRAMES ? r->nframes : TEXT_FRAMES;
 
-	snprintf(head, sizeof(head), "#%zu %s: %" PRIu64 " calls, %s in all, "
+	snprintf(head, sizeof(head), "#%zu %s: %" PRIu64 " call%s, %s in all, "
 		 "%s each", rank, callsite_kind_name(r->kind), r->calls,
+		 plural(r->calls, "", "s"),
 		 fmt_ns(total, sizeof(total), r->ns_total),
 		 fmt_ns(mean, sizeof(mean), r->calls ? r->ns_total / r->calls : 0));
 	put_line(out, "  ", head);

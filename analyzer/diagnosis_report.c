@@ -63,9 +63,9 @@ static void steps_line(FILE *out, const struct step_stats *s, const char *lead)
 	}
 	if (s->warmup)
 		snprintf(w, sizeof(w), "; %zu warm-up step%s apart", s->warmup,
-			 s->warmup > 1 ? "s" : "");
-	report_line(out, "%s%zu steps of %s mean (p50 %s, p99 %s)%s", lead,
-	      s->nt - 1 - s->warmup, fmt_ns(a, sizeof(a), s->mean),
+			 plural(s->warmup, "", "s"));
+	report_line(out, "%s%zu step%s of %s mean (p50 %s, p99 %s)%s", lead,
+	      s->nt - 1 - s->warmup, plural(s->nt - 1 - s->warmup, "", "s"), fmt_ns(a, sizeof(a), s->mean),
 	      fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99), w);
 }
 
@@ -181,13 +181,15 @@ static void steps_section(FILE *out, const struct step_stats *s)
 	}
 	report_line(out, "  Steps: %zu%s, from the %s", s->nt - 1,
 	      s->capped ? " (and more: only so many are kept)" : "", s->name);
-	report_line(out, "    steady: %zu steps, mean %s, p50 %s, p99 %s, min %s, max %s",
-	      s->nt - 1 - s->warmup, fmt_ns(a, sizeof(a), s->mean),
+	report_line(out, "    steady: %zu step%s, mean %s, p50 %s, p99 %s, min %s, max %s",
+	      s->nt - 1 - s->warmup, plural(s->nt - 1 - s->warmup, "", "s"),
+	      fmt_ns(a, sizeof(a), s->mean),
 	      fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99),
 	      fmt_ns(lo, sizeof(lo), s->min), fmt_ns(hi, sizeof(hi), s->max));
 	if (s->warmup)
-		report_line(out, "    warm-up: the first %zu steps, mean %s", s->warmup,
-		      fmt_ns(a, sizeof(a), s->warm_mean));
+		report_line(out, "    warm-up: %zu step%s at the start, mean %s",
+			    s->warmup, plural(s->warmup, "", "s"),
+			    fmt_ns(a, sizeof(a), s->warm_mean));
 	if (s->outliers) {
 		char list[200] = "";
 		size_t at = 0;

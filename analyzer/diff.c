@@ -211,7 +211,8 @@ static void findings_text(FILE *out, const char *side, const struct model *m)
 	fprintf(out, "  %s: %s\n", side, verdict ? verdict :
 		"(no diagnosis: the findings below are what this analyzer says)");
 	for (int i = 0; i < n; i++)
-		fprintf(out, "    - %s: %" PRIu64 " calls\n", f[i].id, f[i].calls);
+		fprintf(out, "    - %s: %" PRIu64 " call%s\n", f[i].id, f[i].calls,
+			plural(f[i].calls, "", "s"));
 	if (!n)
 		fprintf(out, "    - no findings\n");
 	free(verdict);

@@ -108,9 +108,11 @@ static void summary(FILE *out, const struct model *m, const struct gpu_stats *s)
 		fprintf(out, "; nvidia-smi said %.0f%%", smi);
 	fputs("\n", out);
 	spans(out, m, s);
-	fprintf(out, "  records: %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64
-		" memsets, %" PRIu64 " syncs; launches in windows %" PRIu64
-		", joined %.1f%%\n", s->kernels, s->copies, s->sets, s->syncs,
+	fprintf(out, "  records: %" PRIu64 " kernel%s, %" PRIu64 " cop%s, %" PRIu64
+		" memset%s, %" PRIu64 " sync%s; launches in windows %" PRIu64
+		", joined %.1f%%\n", s->kernels, plural(s->kernels, "", "s"),
+		s->copies, plural(s->copies, "y", "ies"), s->sets,
+		plural(s->sets, "", "s"), s->syncs, plural(s->syncs, "", "s"),
 		s->launches, share(s->launches_joined, s->launches));
 	if (s->drops.cupti_dropped || s->drops.refused || s->drops.lost)
 		fprintf(out, "  warning: GPU records lost: %" PRIu64 " dropped by "
@@ -118,9 +120,10 @@ static void summary(FILE *out, const struct model *m, const struct gpu_stats *s)
 			"written\n", s->drops.cupti_dropped, s->drops.refused,
 			s->drops.lost);
 	if (s->name_mismatch || s->orphans)
-		fprintf(out, "  warning: %" PRIu64 " kernels named otherwise than "
-			"their launch, %" PRIu64 " records without their host "
-			"event\n", s->name_mismatch, s->orphans);
+		fprintf(out, "  warning: %" PRIu64 " kernel%s named otherwise than "
+			"their launch, %" PRIu64 " record%s without their host "
+			"event\n", s->name_mismatch, plural(s->name_mismatch, "", "s"),
+			s->orphans, plural(s->orphans, "", "s"));
 }
 
 static const struct table_column kernel_cols[] = {

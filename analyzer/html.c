@@ -112,8 +112,9 @@ static void steps(FILE *out, const struct model *m, struct html_bins *b)
 
 	fprintf(out, "<section class=\"steps\"><h2>Step time</h2>\n");
 	if (facts_steps(m, &st)) {
-		fprintf(out, "<p>The diagnosis found %" PRIu64 " steps (from %s): "
-			"steady mean %s, median %s.</p>\n", st.count, st.source,
+		fprintf(out, "<p>The diagnosis found %" PRIu64 " step%s (from %s): "
+			"steady mean %s, median %s.</p>\n", st.count,
+			plural(st.count, "", "s"), st.source,
 			fmt_ns(t, sizeof(t), st.mean_ns),
 			fmt_ns(u, sizeof(u), st.p50_ns));
 		if (facts_step_bounds(m, &bounds, &n)) {
@@ -190,11 +191,12 @@ static void ranks_section(FILE *out, const struct ranks *rk)
 	char text[2 * 64][UNITS_BUF], names[2 * 64][48];
 	size_t n = 0;
 
-	fprintf(out, "<section id=\"ranks\"><h2>Ranks</h2>\n<p>%zu dumps, %zu "
-		"host%s; clock: ", rk->n, rk->hosts, rk->hosts == 1 ? "" : "s");
+	fprintf(out, "<section id=\"ranks\"><h2>Ranks</h2>\n<p>%zu dump%s, %zu "
+		"host%s; clock: ", rk->n, plural(rk->n, "", "s"), rk->hosts,
+		plural(rk->hosts, "", "s"));
 	html_esc(out, rk->clock);
-	fprintf(out, "; %" PRIu64 " collectives matched.</p>\n<div class=\"box\" "
-		"id=\"verdict\">", rk->matched);
+	fprintf(out, "; %" PRIu64 " collective%s matched.</p>\n<div class=\"box\" "
+		"id=\"verdict\">", rk->matched, plural(rk->matched, "", "s"));
 	html_esc(out, rk->finding[0] ? rk->finding :
 		 "No rank held the others back at collectives.");
 	fprintf(out, "</div>\n");

@@ -277,8 +277,9 @@ void html_step_chart(FILE *out, const struct html_bins *b, const char *source)
 		sum += b->step_ns[i];
 	}
 	if (source)
-		fprintf(out, "<p>%" PRIu64 " steps (%s), mean %s, longest bar "
-			"%s%s</p>\n", b->steps_total, source,
+		fprintf(out, "<p>%" PRIu64 " step%s (%s), mean %s, longest bar "
+			"%s%s</p>\n", b->steps_total,
+			plural(b->steps_total, "", "s"), source,
 			fmt_ns(t, sizeof(t), b->nsteps ? sum / b->nsteps : 0),
 			fmt_ns(u, sizeof(u), max), b->step_per_bar > 1 ?
 			"; each bar is the mean of several steps" : "");

@@ -81,8 +81,10 @@ void nvtx_report_text(FILE *out, const struct model *m, size_t top)
 		table_release(&t);
 		marks_line(out, m);
 		if (m->nvtx->unmatched)
-			fprintf(out, "  %" PRIu64 " pops or ends matched no open "
-				"range\n", m->nvtx->unmatched);
+			fprintf(out, "  %" PRIu64 " pop%s or end%s matched no "
+				"open range\n", m->nvtx->unmatched,
+				plural(m->nvtx->unmatched, "", "s"),
+				plural(m->nvtx->unmatched, "", "s"));
 	}
 	free(v);
 }

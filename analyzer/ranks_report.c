@@ -282,9 +282,9 @@ static void straggler_table(FILE *out, const struct ranks *rk)
 	char b[5][UNITS_BUF];
 	struct table t;
 
-	fprintf(out, "\nStragglers (%" PRIu64 " collectives matched on %zu "
-		"communicator%s", rk->matched, rk->groups,
-		rk->groups == 1 ? "" : "s");
+	fprintf(out, "\nStragglers (%" PRIu64 " collective%s matched on %zu "
+		"communicator%s", rk->matched, plural(rk->matched, "", "s"),
+		rk->groups, plural(rk->groups, "", "s"));
 	if (rk->unmatched)
 		fprintf(out, "; %" PRIu64 " entered by some ranks only",
 			rk->unmatched);

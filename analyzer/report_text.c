@@ -237,8 +237,9 @@ static void print_header(FILE *out, const struct model *m)
 		report_line(out, "warning: the dump ends early: the program did not "
 		     "finish tracing");
 	if (m->dropped)
-		report_line(out, "warning: %" PRIu64 " events were dropped: counts "
-		     "and times below are low", m->dropped);
+		report_line(out, "warning: %" PRIu64 " %s dropped: counts "
+		     "and times below are low", m->dropped,
+		     plural(m->dropped, "event was", "events were"));
 	for (i = 0; i < m->nr_notes && i < MODEL_NOTES; i++)
 		report_wrap(out, "note: ", "      ", m->notes[i].text);
 	if (m->nr_notes > MODEL_NOTES)
