@@ -22,6 +22,7 @@ struct export_opts {
 	int diff;                   /* --diff BEFORE AFTER */
 	int json;                   /* --json */
 	size_t top;                 /* --top */
+	int have_top;               /* --top given */
 	int have_from, have_to;     /* --from S, --to S (from the start) */
 	uint64_t from_ns, to_ns;
 	int have_steps;             /* --steps N..M */
@@ -65,6 +66,8 @@ enum {
 
 /* An export option: 0, or -1 after saying what is wrong. */
 int export_option(int opt, const char *arg, struct export_opts *o);
+/* Reject options that do not apply together: 0, or -1 after saying which. */
+int export_check(const struct export_opts *o);
 /* Whether path is a folder (of dumps). */
 int export_is_folder(const char *path);
 

@@ -86,6 +86,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_TOP:
 			o->top = parse_top(optarg);
+			o->ex.have_top = 1;
 			break;
 		case 'h':
 			usage(0);
@@ -161,6 +162,8 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &o);
 	o.ex.json = o.json;
 	o.ex.top = o.top;
+	if (export_check(&o.ex) < 0)
+		return EXIT_BADINPUT;
 	if (export_wanted(&o.ex) || o.npaths != 1 || export_is_folder(o.path))
 		status = export_main(&o.ex, o.paths, o.npaths);
 	else
