@@ -18,6 +18,7 @@
 #include "analyzer/model.h"
 #include "analyzer/progress.h"
 #include "analyzer/report.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/util.h"
 
 #define DEFAULT_TOP 20
@@ -32,7 +33,7 @@ struct options {
 };
 
 static const char usage_text[] =
-	"usage: " PROG_NAME " [--json] [--top N] DUMP\n"
+	"usage: " PROG_NAME " [--json] [--top N] DUMP   (DUMP '-': standard input)\n"
 	"       " PROG_NAME " [--json] DIR | DUMP DUMP...   (several ranks)\n"
 	"       " PROG_NAME " --trace OUT.json [--from S] [--to S] [--steps N..M] DUMP...\n"
 	"       " PROG_NAME " --sqlite OUT.db DUMP...\n"
@@ -102,6 +103,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind >= argc)
 		usage(EXIT_BADINPUT);
+	for (int i = optind; i < argc; i++)
+		if (!strcmp(argv[i], "-"))
+			argv[i] = (char *)stdin_dump();
 	o->path = argv[optind];
 	o->paths = argv + optind;
 	o->npaths = argc - optind;
