@@ -86,6 +86,9 @@ int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base);
 /* Read path into *m (model_init .. model_finish), with the bar from base;
  * 0, or -1 after saying why (m is released then). */
 int export_load_model(const char *path, struct model *m, uint64_t base);
+/* The same, what went wrong put in *why (to free) instead of said. */
+int export_try_model(const char *path, struct model *m, uint64_t base,
+		     char **why);
 
 /* The outputs (export_trace.c, export_sqlite.c, html.c): exit status. */
 int trace_export(const char *out, struct export_dump *d, size_t n,

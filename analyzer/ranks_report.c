@@ -312,8 +312,11 @@ static void straggler_table(FILE *out, const struct ranks *rk)
 void ranks_report_text(FILE *out, const struct ranks *rk, size_t top)
 {
 	(void)top;
-	fprintf(out, "gputrace ranks: %zu dumps, %zu host%s\n", rk->n, rk->hosts,
-		rk->hosts == 1 ? "" : "s");
+	fprintf(out, "gputrace ranks: %zu dump%s, %zu host%s", rk->n,
+		plural(rk->n, "", "s"), rk->hosts, plural(rk->hosts, "", "s"));
+	if (rk->skipped)
+		fprintf(out, " (%zu more could not be read)", rk->skipped);
+	fputs("\n", out);
 	fprintf(out, "clock: %s\n", rk->clock);
 	if (rk->finding[0]) {
 		fprintf(out, "\nFinding\n");
@@ -371,6 +374,7 @@ void ranks_report_json(FILE *out, const struct ranks *rk)
 	json_init(&j, out);
 	json_begin_object(&j);
 	put_u(&j, "dumps", rk->n);
+	put_u(&j, "dumps_unread", rk->skipped);
 	put_u(&j, "hosts", rk->hosts);
 	json_key(&j, "clock");
 	json_string(&j, rk->clock);
