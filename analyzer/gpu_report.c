@@ -145,8 +145,8 @@ static int by_gpu_time(const void *pa, const void *pb)
 	return x != y ? (x > y ? -1 : 1) : strcmp(a->name, b->name);
 }
 
-/* Rows of kind with GPU records, most GPU time first; free() it. */
-static struct row **gpu_rows(const struct model *m, enum row_kind kind, size_t *n)
+struct row **gpu_rows_by_time(const struct model *m, enum row_kind kind,
+			      size_t *n)
 {
 	size_t all, i;
 	struct row **rows = model_rows(m, kind, &all);
@@ -177,7 +177,7 @@ static void kernel_table(FILE *out, const struct model *m, size_t top)
 	char buf[7][UNITS_BUF], name[512];
 	const char *cells[7];
 	size_t n, shown;
-	struct row **rows = gpu_rows(m, ROW_KERNEL, &n);
+	struct row **rows = gpu_rows_by_time(m, ROW_KERNEL, &n);
 	struct table t;
 
 	shown = top && top < n ? top : n;
@@ -212,7 +212,7 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 	char buf[7][UNITS_BUF];
 	const char *cells[7];
 	size_t n, shown;
-	struct row **rows = gpu_rows(m, ROW_COPY, &n);
+	struct row **rows = gpu_rows_by_time(m, ROW_COPY, &n);
 	struct table t;
 
 	shown = top && top < n ? top : n;
