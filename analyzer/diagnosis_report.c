@@ -73,7 +73,7 @@ void diagnosis_report_head(FILE *out, const struct model *m)
 {
 	const struct diagnosis *d = m->diag;
 	const struct verdict *v;
-	char t[UNITS_BUF], h[256];
+	char t[UNITS_BUF], h[256], b[UNITS_BUF];
 
 	if (!d || !d->nv) {
 		report_line(out, "Verdict: none (no CUDA activity to diagnose)");
@@ -82,9 +82,9 @@ void diagnosis_report_head(FILE *out, const struct model *m)
 	v = &d->v[0];
 	if (gpu_mode(d)) {
 		idle_headline(&d->steady, h, sizeof(h), 4);
-		report_line(out, "Verdict: %s - GPU busy %.0f%% of %s; idle: %s",
+		report_line(out, "Verdict: %s - GPU busy %s of %s; idle: %s",
 		      verdict_class_title(v->cls),
-		      100.0 * d->steady.busy_ns / d->steady.span_ns,
+		      fmt_share(b, sizeof(b), d->steady.busy_ns, d->steady.span_ns),
 		      fmt_ns(t, sizeof(t), d->steady.span_ns), *h ? h : "none");
 	} else {
 		report_line(out, "Verdict: %s (host side only: no GPU records, GPU idle "
@@ -133,7 +133,7 @@ static void idle_table(FILE *out, const struct diagnosis *d,
 		cells[3] = steps >= 1 ? fmt_ns(buf[2], UNITS_BUF, (uint64_t)(ns / steps)) : "-";
 		table_add(&t, cells);
 	}
-	table_print(out, &t, REPORT_WIDTH);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 
@@ -167,7 +167,7 @@ static void host_table(FILE *out, const struct host_breakdown *h)
 		cells[2] = share;
 		table_add(&t, cells);
 	}
-	table_print(out, &t, REPORT_WIDTH);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 

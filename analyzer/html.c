@@ -63,7 +63,8 @@ static void verdict(FILE *out, const struct model *m, const char *id)
 	struct finding f[FIND_KINDS];
 	int n = memory_findings(m, f);
 	char *v = facts_verdict(m);
-	uint64_t busy, window;
+	uint64_t busy, span;
+	char b[UNITS_BUF];
 
 	fprintf(out, "<section id=\"%s\"><h2>Verdict</h2>\n<div class=\"box%s\">",
 		id, v || n ? "" : " ok");
@@ -72,9 +73,9 @@ static void verdict(FILE *out, const struct model *m, const char *id)
 	else
 		fprintf(out, "No diagnosis in this analyzer yet: the findings "
 			"below are what it can say.");
-	if (facts_gpu_busy(m, &busy, &window))
-		fprintf(out, " The GPUs were busy %.0f%% of the time with GPU "
-			"timing.", window ? 100.0 * (double)busy / (double)window : 0);
+	if (facts_gpu_busy(m, &busy, &span))
+		fprintf(out, " GPU busy %s (" FACTS_BUSY_MEANS ").",
+			fmt_share(b, sizeof(b), busy, span));
 	fprintf(out, "</div>\n<ul class=\"findings\">\n");
 	for (int i = 0; i < n; i++) {
 		fprintf(out, "<li>");

@@ -25,6 +25,7 @@
 
 struct options {
 	int json;
+	int wide;               /* --wide: nothing cut, whole kernel names */
 	size_t top;
 	const char *path;
 	char **paths;           /* every DUMP (or folder) given */
@@ -43,6 +44,9 @@ static const char usage_text[] =
 	"    --json        print one JSON object instead of the text report\n"
 	"    --top N       rows per table in the text report (default 20, "
 	"0 = all)\n"
+	"    --wide        cut nothing: whole kernel names, no width limit (the\n"
+	"                  report fits a terminal's width; a file or pipe gets\n"
+	"                  no limit but short kernel names)\n"
 	EXPORT_USAGE
 	"    -h, --help    show this help\n"
 	"    --version     show the version and the dump format it reads\n";
@@ -69,10 +73,11 @@ static size_t parse_top(const char *arg)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_JSON = 256, OPT_TOP, OPT_VERSION };
+	enum { OPT_JSON = 256, OPT_TOP, OPT_VERSION, OPT_WIDE };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "wide", no_argument, NULL, OPT_WIDE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		EXPORT_LONGOPTS
@@ -84,6 +89,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		switch (c) {
 		case OPT_JSON:
 			o->json = 1;
+			break;
+		case OPT_WIDE:
+			o->wide = 1;
 			break;
 		case OPT_TOP:
 			o->top = parse_top(optarg);
@@ -160,7 +168,7 @@ static int analyze(const struct options *o)
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0, DEFAULT_TOP, NULL, NULL, 0, { 0 } };
+	struct options o = { 0, 0, DEFAULT_TOP, NULL, NULL, 0, { 0 } };
 	int status;
 
 	parse_options(argc, argv, &o);
@@ -168,6 +176,7 @@ int main(int argc, char **argv)
 	o.ex.top = o.top;
 	if (export_check(&o.ex) < 0)
 		return EXIT_BADINPUT;
+	report_set_width(o.wide ? 0 : report_terminal_width(), o.wide);
 	if (export_wanted(&o.ex) || o.npaths != 1 || export_is_folder(o.path))
 		status = export_main(&o.ex, o.paths, o.npaths);
 	else

@@ -29,7 +29,7 @@ const char *rank_cost_name(enum rank_cost c)
 		[COST_LAUNCH] = "kernel launches (host time)",
 		[COST_HOSTMEM] = "pinned memory calls",
 		[COST_NCCL] = "NCCL calls (host time)",
-		[COST_GPU] = "GPU work (busy time)",
+		[COST_GPU] = "GPU work (kernels, copies running)",
 	};
 
 	return c < COST_KINDS ? names[c] : "?";
@@ -37,7 +37,7 @@ const char *rank_cost_name(enum rank_cost c)
 
 static const char *const cost_keys[] = {
 	"outside_ns", "sync_ns", "copy_ns", "launch_ns", "hostmem_ns",
-	"nccl_host_ns", "gpu_busy_ns",
+	"nccl_host_ns", "gpu_active_ns",
 };
 
 static uint64_t rows_total(const struct model *m, enum row_kind kind)
@@ -66,7 +66,7 @@ static uint64_t nccl_host(const struct model *m)
 
 static void costs(struct rank_dump *r)
 {
-	uint64_t busy, window, span;
+	uint64_t active, window, span;
 
 	for (int c = COST_SYNC; c <= COST_NCCL; c++)
 		r->cost_known[c] = 1;
@@ -82,9 +82,9 @@ static void costs(struct rank_dump *r)
 		r->cost[COST_OUTSIDE] = span > r->traced_at_last ?
 					span - r->traced_at_last : 0;
 	}
-	if (facts_gpu_busy(r->m, &busy, &window)) {
+	if (facts_gpu_active(r->m, &active, &window)) {
 		r->cost_known[COST_GPU] = 1;
-		r->cost[COST_GPU] = busy;
+		r->cost[COST_GPU] = active;
 	}
 }
 
@@ -241,7 +241,7 @@ static void ranks_table(FILE *out, const struct ranks *rk)
 		table_add(&t, cells);
 	}
 	fprintf(out, "\nRanks\n");
-	table_print(out, &t, 100);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 
@@ -250,7 +250,7 @@ static void cost_table(FILE *out, const struct ranks *rk)
 	static const struct table_column cols[] = {
 		{ "Rank", 1 }, { "Outside CUDA", 0 }, { "Waits", 0 },
 		{ "Copies", 0 }, { "Launches", 0 }, { "NCCL host", 0 },
-		{ "Pinned", 0 }, { "GPU busy", 0 },
+		{ "Pinned", 0 }, { "GPU active", 0 },
 	};
 	static const int order[] = {
 		COST_OUTSIDE, COST_SYNC, COST_COPY, COST_LAUNCH, COST_NCCL,
@@ -269,7 +269,7 @@ static void cost_table(FILE *out, const struct ranks *rk)
 	}
 	fprintf(out, "\nWhere each rank's time went (host time; outside CUDA: "
 		"between its first and last collective)\n");
-	table_print(out, &t, 100);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 
@@ -305,7 +305,7 @@ static void straggler_table(FILE *out, const struct ranks *rk)
 		if (r->colls)
 			table_add(&t, cells);
 	}
-	table_print(out, &t, 100);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 

@@ -50,8 +50,7 @@ static void launch_cells(const struct row *r, char (*buf)[UNITS_BUF],
 {
 	static char name[512];          /* the table copies its cells */
 
-	short_kernel_name(r->name, name, sizeof(name));
-	cells[0] = name;
+	cells[0] = report_kernel_name(r->name, name, sizeof(name));
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
 	cells[3] = mean(buf[3], r);
@@ -197,7 +196,7 @@ static void print_section(FILE *out, const struct model *m,
 		shown = top && top < n ? top : n;
 		fill_table(&t, s, rows, shown);
 		if (n)
-			table_print(out, &t, REPORT_WIDTH);
+			table_print(out, &t, report_width());
 		else
 			fputs("  (none)\n", out);
 		if (shown < n)
