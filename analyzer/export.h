@@ -23,6 +23,7 @@ struct export_opts {
 	int json;                   /* --json */
 	size_t top;                 /* --top */
 	int have_top;               /* --top given */
+	int wide;                   /* --wide: nothing cut, whole kernel names */
 	int have_from, have_to;     /* --from S, --to S (from the start) */
 	uint64_t from_ns, to_ns;
 	int have_steps;             /* --steps N..M */

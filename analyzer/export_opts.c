@@ -137,6 +137,9 @@ int export_check(const struct export_opts *o)
 	if (o->have_top && (o->json || file))
 		return misfit("--top applies to the text report, not to %s",
 			      o->json ? "--json" : file);
+	if (o->wide && (o->json || file))
+		return misfit("--wide applies to the text report, not to %s",
+			      o->json ? "--json" : file);
 	return 0;
 }
 

@@ -25,7 +25,6 @@
 
 struct options {
 	int json;
-	int wide;               /* --wide: nothing cut, whole kernel names */
 	size_t top;
 	const char *path;
 	char **paths;           /* every DUMP (or folder) given */
@@ -34,19 +33,20 @@ struct options {
 };
 
 static const char usage_text[] =
-	"usage: " PROG_NAME " [--json] [--top N] DUMP   (DUMP '-': standard input)\n"
+	"usage: " PROG_NAME " [--json | [--top N] [--wide]] DUMP\n"
 	"       " PROG_NAME " [--json] DIR | DUMP DUMP...   (several ranks)\n"
 	"       " PROG_NAME " --trace OUT.json [--from S] [--to S] [--steps N..M] DUMP...\n"
 	"       " PROG_NAME " --sqlite OUT.db DUMP...\n"
 	"       " PROG_NAME " --html OUT.html DUMP...\n"
-	"       " PROG_NAME " --diff [--json] BEFORE AFTER\n"
+	"       " PROG_NAME " --diff [--json | [--top N] [--wide]] BEFORE AFTER\n"
+	"    DUMP '-' reads the dump from standard input.\n"
 	"\n"
 	"    --json        print one JSON object instead of the text report\n"
 	"    --top N       rows per table in the text report (default 20, "
 	"0 = all)\n"
-	"    --wide        cut nothing: whole kernel names, no width limit (the\n"
-	"                  report fits a terminal's width; a file or pipe gets\n"
-	"                  no limit but short kernel names)\n"
+	"    --wide        cut nothing: whole kernel names, no width limit (else\n"
+	"                  tables fit the terminal; a file or a pipe gets no\n"
+	"                  width limit, kernels under their short names)\n"
 	EXPORT_USAGE
 	"    -h, --help    show this help\n"
 	"    --version     show the version and the dump format it reads\n";
@@ -91,7 +91,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->json = 1;
 			break;
 		case OPT_WIDE:
-			o->wide = 1;
+			o->ex.wide = 1;
 			break;
 		case OPT_TOP:
 			o->top = parse_top(optarg);
@@ -168,7 +168,7 @@ static int analyze(const struct options *o)
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0, 0, DEFAULT_TOP, NULL, NULL, 0, { 0 } };
+	struct options o = { 0, DEFAULT_TOP, NULL, NULL, 0, { 0 } };
 	int status;
 
 	parse_options(argc, argv, &o);
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 	o.ex.top = o.top;
 	if (export_check(&o.ex) < 0)
 		return EXIT_BADINPUT;
-	report_set_width(o.wide ? 0 : report_terminal_width(), o.wide);
+	report_set_width(o.ex.wide ? 0 : report_terminal_width(), o.ex.wide);
 	if (export_wanted(&o.ex) || o.npaths != 1 || export_is_folder(o.path))
 		status = export_main(&o.ex, o.paths, o.npaths);
 	else

@@ -32,6 +32,8 @@ my @refused = (
 	[['--top', '3', '--json', $dump], qr/--top .*not to --json/],
 	[['--top', '3', '--html', $html, $dump], qr/--top .*not to --html/],
 	[['--top', '3', $dump, $dump], qr/--top applies to the report of one dump/],
+	[['--wide', '--json', $dump], qr/--wide .*not to --json/],
+	[['--wide', '--sqlite', $db, $dump], qr/--wide .*not to --sqlite/],
 	[['--trace', $tr, '--steps', '1..2', '--from', '0', $dump], qr/--steps and --from/],
 	[['--trace', $tr, '--from', '0.2', '--to', '0.1', $dump], qr/--to must come after --from/],
 );
