@@ -15,6 +15,7 @@
 #include "analyzer/nccl.h"
 #include "analyzer/progress.h"
 #include "analyzer/report.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/table.h"
 #include "analyzer/units.h"
 #include "analyzer/util.h"
@@ -247,7 +248,7 @@ static void diff_text(FILE *out, const char *pa, const char *pb,
 	struct diff_table t;
 
 	fprintf(out, "gputrace diff\n  before: %s (%s)\n  after:  %s (%s)\n\n",
-		pa, *a->command ? a->command : a->exe, pb,
+		dump_name(pa), *a->command ? a->command : a->exe, dump_name(pb),
 		*b->command ? b->command : b->exe);
 	measures_text(out, me, n);
 	causes_text(out, a, b);
@@ -321,7 +322,7 @@ static void side_json(struct json *j, const char *key, const char *path,
 	json_key(j, key);
 	json_begin_object(j);
 	json_key(j, "path");
-	json_string(j, path);
+	json_string(j, dump_name(path));
 	json_key(j, "command");
 	json_string(j, m->command);
 	json_key(j, "verdict");

@@ -18,6 +18,7 @@
 #include "analyzer/progress.h"
 #include "analyzer/ranks.h"
 #include "analyzer/report.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/util.h"
 
 int export_wanted(const struct export_opts *o)
@@ -89,7 +90,7 @@ int export_try_model(const char *path, struct model *m, uint64_t base,
 	model_finish(m, 0);
 	if (m->ends_early)
 		warning_msg("'%s' ends early (no end record): the program did "
-			    "not finish tracing", path);
+			    "not finish tracing", dump_name(path));
 	return 0;
 }
 

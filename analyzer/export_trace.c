@@ -17,6 +17,7 @@
 #include "analyzer/export_trace_internal.h"
 #include "analyzer/nccl.h"
 #include "analyzer/progress.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/util.h"
 
 uint64_t trace_ts(const struct trace *t, uint64_t host_ns)
@@ -406,7 +407,7 @@ static void write_head(struct trace *t, const struct export_dump *d, size_t n)
 	xo_str(&t->o, ",\"dumps\":[");
 	for (size_t i = 0; i < n; i++) {
 		xo_str(&t->o, i ? ",{\"path\":" : "{\"path\":");
-		xo_qstr(&t->o, d[i].path);
+		xo_qstr(&t->o, dump_name(d[i].path));
 		xo_str(&t->o, ",\"offset_ns\":");
 		xo_i64(&t->o, d[i].offset_ns);
 		xo_str(&t->o, ",\"pid\":");
@@ -453,7 +454,7 @@ static int write_dumps(struct trace *t, struct export_dump *d, size_t n)
 		done += progress_file_size(d[i].path);
 		if (t->gpu_unmapped)
 			warning_msg("'%s': %llu GPU records came before any "
-				    "clock pair and were left out", d[i].path,
+				    "clock pair and were left out", dump_name(d[i].path),
 				    (unsigned long long)t->gpu_unmapped);
 		t->gpu_unmapped = 0;
 		reset_dump(t);

@@ -14,6 +14,7 @@
 #include "analyzer/html_internal.h"
 #include "analyzer/memory.h"
 #include "analyzer/progress.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/units.h"
 #include "analyzer/util.h"
 
@@ -228,7 +229,7 @@ static int ranks_body(FILE *out, const struct ranks *rk)
 			(int)i == rk->slow ? " open" : "");
 		html_esc(out, rk->dumps[i].label);
 		fprintf(out, ": ");
-		html_esc(out, rk->dumps[i].path);
+		html_esc(out, dump_name(rk->dumps[i].path));
 		fprintf(out, "</summary>\n");
 		snprintf(prefix, sizeof(prefix), "rank%zu-", i);
 		if (dump_body(out, rk->dumps[i].path, rk->r[i].m, prefix) < 0)

@@ -154,7 +154,8 @@ static int analyze(const struct options *o)
 	if (read_dump(r, &m) == 0) {
 		if (m.ends_early)
 			warning_msg("'%s' ends early (no end record): the "
-				    "program did not finish tracing", o->path);
+				    "program did not finish tracing",
+				    dump_name(o->path));
 		if (o->json)
 			report_json(stdout, &m);
 		else

@@ -14,6 +14,7 @@
 #include "analyzer/nccl.h"
 #include "analyzer/ranks.h"
 #include "analyzer/report.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/table.h"
 #include "analyzer/units.h"
 #include "analyzer/util.h"
@@ -344,7 +345,7 @@ static void rank_json(struct json *j, const struct ranks *rk, size_t i)
 	json_key(j, "label");
 	json_string(j, rk->dumps[i].label);
 	json_key(j, "path");
-	json_string(j, rk->dumps[i].path);
+	json_string(j, dump_name(rk->dumps[i].path));
 	json_key(j, "host");
 	json_string(j, r->m->host);
 	put_u(j, "pid", r->m->pid);

@@ -86,3 +86,8 @@ const char *stdin_dump(void)
 	hide(fd);
 	return read_path;
 }
+
+const char *dump_name(const char *path)
+{
+	return read_path && !strcmp(path, read_path) ? "-" : path;
+}

@@ -9,5 +9,7 @@
 /* The path of a file holding all of standard input, removed at exit;
  * dies (exit 2) if it cannot be made, or on a second call. */
 const char *stdin_dump(void);
+/* The name to show for a dump's path: "-" for standard input's copy. */
+const char *dump_name(const char *path);
 
 #endif /* GPUTRACE_ANALYZER_STDIN_DUMP_H */

@@ -42,13 +42,16 @@ for my $args ([], ['--json']) {
 my $res = from_stdin($dump, '--trace', "$dir/t.json", '-');
 is($res->{exit}, 0, '--trace OUT -: exit 0') or diag($res->{err});
 my $want = run_analyzer('--trace', "$dir/f.json", $dump);
+like(GtDump::slurp("$dir/t.json"), qr/"dumps":\[\{"path":"-"/, '--trace OUT -: the dump named -');
 is(GtDump::slurp("$dir/t.json") =~ s{"path":"[^"]*"}{}r,
    GtDump::slurp("$dir/f.json") =~ s{"path":"[^"]*"}{}r,
    '--trace OUT -: the timeline of the file');
 
 $res = from_stdin('/dev/null', '-');
 is($res->{exit}, 2, 'empty input: exit 2');
-like($res->{err}, qr/not a gputrace dump \(empty file\)/, 'empty input: says so');
+like($res->{err}, qr/'-' is not a gputrace dump \(empty file\)/, 'empty input: says so, naming it -');
+$res = from_stdin($dump, '--diff', '-', $dump);
+like($res->{out}, qr/^  before: - \(train\)$/m, '--diff - AFTER: before named -');
 $res = from_stdin($dump, '--diff', '-', '-');
 is($res->{exit}, 2, '- twice: exit 2');
 like($res->{err}, qr/standard input \('-'\) can be read only once/, '- twice: says so');
