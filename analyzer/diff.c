@@ -214,8 +214,8 @@ static void findings_text(FILE *out, const char *side, const struct model *m)
 	int n = memory_findings(m, f);
 	char *verdict = facts_verdict(m);
 
-	fprintf(out, "  %s: %s\n", side, verdict ? verdict :
-		"(no diagnosis: the findings below are what this analyzer says)");
+	report_line(out, "  %s: %s", side, verdict ? verdict :
+		    "(no diagnosis: the findings below are what this analyzer says)");
 	for (int i = 0; i < n; i++)
 		fprintf(out, "    - %s: %" PRIu64 " call%s\n", f[i].id, f[i].calls,
 			plural(f[i].calls, "", "s"));

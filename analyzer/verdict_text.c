@@ -147,8 +147,8 @@ static void batch_texts(struct ctx *c)
 	char b[64], m1[UNITS_BUF], m2[UNITS_BUF];
 
 	if (c->gpu)
-		EV("GPU idle between short kernels%s: %.0f%% (launching %.0f%%), busy "
-		   "%.0f%%", per_step(c, d->steady.cause[IC_LAUNCH] +
+		EV("GPU idle between short kernels%s: %.0f%% (launching %.0f%%), GPU "
+		   "busy %.1f%%", per_step(c, d->steady.cause[IC_LAUNCH] +
 				      d->steady.cause[IC_LATENCY], b),
 		   100 * share(c, d->steady.cause[IC_LAUNCH] + d->steady.cause[IC_LATENCY]),
 		   100 * share(c, d->steady.cause[IC_LAUNCH]),
@@ -367,7 +367,7 @@ static void env_texts(struct ctx *c)
 static void healthy_texts(struct ctx *c)
 {
 	if (c->gpu)
-		EV("GPU busy with compute kernels %.0f%% of the steady state",
+		EV("GPU busy %.1f%% (compute kernels running, steady state)",
 		   100 * share(c, c->d->steady.busy_ns));
 	else
 		EV("host waiting on the GPU %.0f%% of the time (GPU side unknown)",

@@ -30,6 +30,8 @@ sub shares {
 
 	$res = run_analyzer($p);
 	($s{verdict}) = $res->{out} =~ /^Verdict: .* - GPU busy ([\d.]+)% of /m;
+	($s{why}) = $res->{out} =~ /^  Why: .*GPU busy ([\d.]+)%/m
+		if $res->{out} =~ /^  Why: .*GPU busy/m;
 	($s{timeline}) = $res->{out} =~ /^  GPU busy ([\d.]+)% of \S+ \S+: $means/m
 		if $res->{out} =~ /^GPU timeline/m;
 	$j = decode_json(run_analyzer('--json', $p)->{out});
