@@ -2,7 +2,8 @@
 /*
  * export_opts.c - the command-line options of the exports: output files,
  * --diff, and the window of the timeline (--from/--to in seconds from the
- * start, --steps N..M).
+ * start, --steps N..M); and which options go together (an option that
+ * does not apply is refused, never ignored).
  */
 #include <errno.h>
 #include <math.h>

@@ -4,8 +4,10 @@
  * report where the host time of CUDA calls went.  Options and dispatch
  * only; the work is in dump_reader, model and report_*.
  *
- * Exit status: 0 on success (also for a dump that ends early), 2 for bad
- * usage or a dump that cannot be read.
+ * Exit status: 0 on success (also for a dump that ends early, and for
+ * several dumps of which some could not be read: those are left out with
+ * a warning), 2 for bad usage, options that do not apply together, or no
+ * dump that can be read.
  */
 #include <errno.h>
 #include <getopt.h>
