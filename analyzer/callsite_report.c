@@ -16,11 +16,13 @@
 
 #define TEXT_FRAMES 8               /* frames shown per call site */
 
-/* One line of at most REPORT_WIDTH printable columns. */
+/* One line, printable, cut to the report's width (a frame: a path and
+ * a function, which wrap badly). */
 static void put_line(FILE *out, const char *indent, const char *text)
 {
 	char *s = printable(text);
-	size_t room = REPORT_WIDTH - strlen(indent);
+	size_t w = report_width(), room = w > strlen(indent) + 20 ?
+					   w - strlen(indent) : 20;
 
 	if (strlen(s) > room)
 		strcpy(s + room - 3, "...");
@@ -33,15 +35,17 @@ static void print_row(FILE *out, size_t rank, const struct callsite_row *r)
 	char total[UNITS_BUF], mean[UNITS_BUF], head[160];
 	size_t shown = r->nframes < TEXT_FRAMES ? r->nframes : TEXT_FRAMES;
 
-	snprintf(head, sizeof(head), "#%zu %s: %" PRIu64 " calls, %s in all, "
+	snprintf(head, sizeof(head), "#%zu %s: %" PRIu64 " call%s, %s in all, "
 		 "%s each", rank, callsite_kind_name(r->kind), r->calls,
+		 plural(r->calls, "", "s"),
 		 fmt_ns(total, sizeof(total), r->ns_total),
 		 fmt_ns(mean, sizeof(mean), r->calls ? r->ns_total / r->calls : 0));
 	put_line(out, "  ", head);
 	for (size_t i = 0; i < shown; i++)
 		put_line(out, "      ", r->frames[i]);
 	if (shown < r->nframes)
-		fprintf(out, "      ... %zu more frames\n", r->nframes - shown);
+		fprintf(out, "      ... %zu more frame%s\n", r->nframes - shown,
+			plural(r->nframes - shown, "", "s"));
 }
 
 void callsites_print_text(FILE *out, const struct model *m, size_t top)

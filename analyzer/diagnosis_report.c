@@ -63,9 +63,9 @@ static void steps_line(FILE *out, const struct step_stats *s, const char *lead)
 	}
 	if (s->warmup)
 		snprintf(w, sizeof(w), "; %zu warm-up step%s apart", s->warmup,
-			 s->warmup > 1 ? "s" : "");
-	report_line(out, "%s%zu steps of %s mean (p50 %s, p99 %s)%s", lead,
-	      s->nt - 1 - s->warmup, fmt_ns(a, sizeof(a), s->mean),
+			 plural(s->warmup, "", "s"));
+	report_line(out, "%s%zu step%s of %s mean (p50 %s, p99 %s)%s", lead,
+	      s->nt - 1 - s->warmup, plural(s->nt - 1 - s->warmup, "", "s"), fmt_ns(a, sizeof(a), s->mean),
 	      fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99), w);
 }
 
@@ -73,7 +73,7 @@ void diagnosis_report_head(FILE *out, const struct model *m)
 {
 	const struct diagnosis *d = m->diag;
 	const struct verdict *v;
-	char t[UNITS_BUF], h[256];
+	char t[UNITS_BUF], h[256], b[UNITS_BUF];
 
 	if (!d || !d->nv) {
 		report_line(out, "Verdict: none (no CUDA activity to diagnose)");
@@ -82,9 +82,9 @@ void diagnosis_report_head(FILE *out, const struct model *m)
 	v = &d->v[0];
 	if (gpu_mode(d)) {
 		idle_headline(&d->steady, h, sizeof(h), 4);
-		report_line(out, "Verdict: %s - GPU busy %.0f%% of %s; idle: %s",
+		report_line(out, "Verdict: %s - GPU busy %s of %s; idle: %s",
 		      verdict_class_title(v->cls),
-		      100.0 * d->steady.busy_ns / d->steady.span_ns,
+		      fmt_share(b, sizeof(b), d->steady.busy_ns, d->steady.span_ns),
 		      fmt_ns(t, sizeof(t), d->steady.span_ns), *h ? h : "none");
 	} else {
 		report_line(out, "Verdict: %s (host side only: no GPU records, GPU idle "
@@ -133,7 +133,7 @@ static void idle_table(FILE *out, const struct diagnosis *d,
 		cells[3] = steps >= 1 ? fmt_ns(buf[2], UNITS_BUF, (uint64_t)(ns / steps)) : "-";
 		table_add(&t, cells);
 	}
-	table_print(out, &t, REPORT_WIDTH);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 
@@ -167,7 +167,7 @@ static void host_table(FILE *out, const struct host_breakdown *h)
 		cells[2] = share;
 		table_add(&t, cells);
 	}
-	table_print(out, &t, REPORT_WIDTH);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 
@@ -181,13 +181,15 @@ static void steps_section(FILE *out, const struct step_stats *s)
 	}
 	report_line(out, "  Steps: %zu%s, from the %s", s->nt - 1,
 	      s->capped ? " (and more: only so many are kept)" : "", s->name);
-	report_line(out, "    steady: %zu steps, mean %s, p50 %s, p99 %s, min %s, max %s",
-	      s->nt - 1 - s->warmup, fmt_ns(a, sizeof(a), s->mean),
+	report_line(out, "    steady: %zu step%s, mean %s, p50 %s, p99 %s, min %s, max %s",
+	      s->nt - 1 - s->warmup, plural(s->nt - 1 - s->warmup, "", "s"),
+	      fmt_ns(a, sizeof(a), s->mean),
 	      fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99),
 	      fmt_ns(lo, sizeof(lo), s->min), fmt_ns(hi, sizeof(hi), s->max));
 	if (s->warmup)
-		report_line(out, "    warm-up: the first %zu steps, mean %s", s->warmup,
-		      fmt_ns(a, sizeof(a), s->warm_mean));
+		report_line(out, "    warm-up: %zu step%s at the start, mean %s",
+			    s->warmup, plural(s->warmup, "", "s"),
+			    fmt_ns(a, sizeof(a), s->warm_mean));
 	if (s->outliers) {
 		char list[200] = "";
 		size_t at = 0;

@@ -14,6 +14,8 @@
 #include "analyzer/memory.h"
 #include "analyzer/nccl.h"
 #include "analyzer/progress.h"
+#include "analyzer/report.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/table.h"
 #include "analyzer/units.h"
 #include "analyzer/util.h"
@@ -65,7 +67,7 @@ static void set(struct measure *me, int side, double v)
 static void measure_side(struct measure *me, int s, const struct model *m)
 {
 	struct facts_steps st;
-	uint64_t busy, window;
+	uint64_t busy, span;
 
 	set(&me[0], s, (double)m->wall_ns);
 	set(&me[1], s, (double)m->events);
@@ -73,8 +75,8 @@ static void measure_side(struct measure *me, int s, const struct model *m)
 		set(&me[2], s, (double)st.count);
 		set(&me[3], s, (double)st.mean_ns);
 	}
-	if (facts_gpu_busy(m, &busy, &window) && window)
-		set(&me[4], s, (double)busy / (double)window);
+	if (facts_gpu_busy(m, &busy, &span))
+		set(&me[4], s, (double)busy / (double)span);
 	set(&me[5], s, (double)total(m, ROW_SYNC, 0));
 	set(&me[6], s, (double)total(m, ROW_COPY, 0));
 	set(&me[7], s, (double)total(m, ROW_COPY, 1));
@@ -91,7 +93,7 @@ static size_t measures(struct measure *me, const struct model *a,
 		{ "events", "events", U_COUNT, {0}, {0} },
 		{ "steps", "steps", U_COUNT, {0}, {0} },
 		{ "step time (mean)", "step_ns_mean", U_NS, {0}, {0} },
-		{ "GPU busy share", "gpu_busy_share", U_SHARE, {0}, {0} },
+		{ "GPU busy", "gpu_busy_share", U_SHARE, {0}, {0} },
 		{ "waiting for the GPU", "sync_ns", U_NS, {0}, {0} },
 		{ "copies (host time)", "copy_ns", U_NS, {0}, {0} },
 		{ "bytes copied", "copy_bytes", U_BYTES, {0}, {0} },
@@ -161,8 +163,10 @@ static void measures_text(FILE *out, const struct measure *me, size_t n)
 		if (me[i].known[0] || me[i].known[1])
 			table_add(&t, cells);
 	}
-	table_print(out, &t, 100);
+	table_print(out, &t, report_width());
 	table_release(&t);
+	if (me[4].known[0] || me[4].known[1])
+		report_line(out, "  GPU busy: " FACTS_BUSY_MEANS);
 }
 
 static void lines_text(FILE *out, const char *title, const struct diff_table *t,
@@ -172,7 +176,7 @@ static void lines_text(FILE *out, const char *title, const struct diff_table *t,
 		{ "Name", 1 }, { "Calls before", 0 }, { "Calls after", 0 },
 		{ "Before", 0 }, { "After", 0 }, { "Change", 0 },
 	};
-	char b[6][DBUF];
+	char b[6][DBUF], name[512];
 	struct table tb;
 	size_t shown = top && top < t->n ? top : t->n;
 
@@ -187,7 +191,9 @@ static void lines_text(FILE *out, const char *title, const struct diff_table *t,
 		double v[2] = { (double)l->value[0], (double)l->value[1] };
 		int known[2] = { 1, 1 };
 		const char *cells[] = {
-			l->name, value(b[1], U_COUNT, 1, (double)l->calls[0]),
+			l->kernel ? report_kernel_name(l->name, name, sizeof(name))
+				  : l->name,
+			value(b[1], U_COUNT, 1, (double)l->calls[0]),
 			value(b[2], U_COUNT, 1, (double)l->calls[1]),
 			value(b[3], U_NS, 1, v[0]), value(b[4], U_NS, 1, v[1]),
 			delta(b[5], U_NS, known, v),
@@ -195,7 +201,7 @@ static void lines_text(FILE *out, const char *title, const struct diff_table *t,
 
 		table_add(&tb, cells);
 	}
-	table_print(out, &tb, 100);
+	table_print(out, &tb, report_width());
 	table_release(&tb);
 	if (shown < t->n)
 		fprintf(out, "  ... %zu more\n", t->n - shown);
@@ -208,10 +214,11 @@ static void findings_text(FILE *out, const char *side, const struct model *m)
 	int n = memory_findings(m, f);
 	char *verdict = facts_verdict(m);
 
-	fprintf(out, "  %s: %s\n", side, verdict ? verdict :
-		"(no diagnosis: the findings below are what this analyzer says)");
+	report_line(out, "  %s: %s", side, verdict ? verdict :
+		    "(no diagnosis: the findings below are what this analyzer says)");
 	for (int i = 0; i < n; i++)
-		fprintf(out, "    - %s: %" PRIu64 " calls\n", f[i].id, f[i].calls);
+		fprintf(out, "    - %s: %" PRIu64 " call%s\n", f[i].id, f[i].calls,
+			plural(f[i].calls, "", "s"));
 	if (!n)
 		fprintf(out, "    - no findings\n");
 	free(verdict);
@@ -241,7 +248,7 @@ static void diff_text(FILE *out, const char *pa, const char *pb,
 	struct diff_table t;
 
 	fprintf(out, "gputrace diff\n  before: %s (%s)\n  after:  %s (%s)\n\n",
-		pa, *a->command ? a->command : a->exe, pb,
+		dump_name(pa), *a->command ? a->command : a->exe, dump_name(pb),
 		*b->command ? b->command : b->exe);
 	measures_text(out, me, n);
 	causes_text(out, a, b);
@@ -315,7 +322,7 @@ static void side_json(struct json *j, const char *key, const char *path,
 	json_key(j, key);
 	json_begin_object(j);
 	json_key(j, "path");
-	json_string(j, path);
+	json_string(j, dump_name(path));
 	json_key(j, "command");
 	json_string(j, m->command);
 	json_key(j, "verdict");

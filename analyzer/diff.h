@@ -16,7 +16,9 @@
 
 /* One thing measured on both sides. */
 struct diff_line {
-	char *name;                 /* kernel, copy class, wait api, metric */
+	char *name;                 /* kernel (demangled, whole), copy class,
+				       wait api, metric */
+	int kernel;                 /* name is a kernel's */
 	uint64_t calls[2];          /* before, after */
 	uint64_t value[2];          /* ns (or bytes) */
 	uint64_t bytes[2];          /* copy classes */

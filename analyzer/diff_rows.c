@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/demangle.h"
 #include "analyzer/diff.h"
 #include "analyzer/gpu.h"
 #include "analyzer/util.h"
@@ -32,12 +31,6 @@ static int has_gpu(const struct model *m, enum row_kind kind)
 
 static char *line_name(const struct row *r, enum row_kind kind)
 {
-	char buf[512];
-
-	if (kind == ROW_KERNEL) {
-		short_kernel_name(r->name, buf, sizeof(buf));
-		return xstrdup(buf);
-	}
 	if (kind == ROW_COPYCLASS)
 		return xasprintf("%s %s %s", direction_name(r->direction),
 				 memory_name(r->memory), r->async ? "async" : "sync");
@@ -56,6 +49,7 @@ static struct diff_line *find(struct diff_table *t, struct hmap *by_key,
 	l = &t->v[t->n++];
 	memset(l, 0, sizeof(*l));
 	l->name = line_name(r, kind);
+	l->kernel = kind == ROW_KERNEL;
 	hmap_put_str(by_key, r->key, (void *)(uintptr_t)t->n);
 	return l;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyzer/dump_internal.h"
+#include "analyzer/stdin_dump.h"
 
 _Static_assert(sizeof(struct gt_file_header) == 64, "file header layout");
 _Static_assert(sizeof(struct gt_chunk_header) == 8, "chunk header layout");
@@ -104,7 +105,7 @@ int dump_open(struct dump_reader **rp, const char *path)
 	long got;
 
 	*rp = r;
-	r->path = xstrdup(path);
+	r->path = xstrdup(dump_name(path));
 	hmap_init(&r->strings);
 	hmap_init(&r->ops);
 	r->fp = fopen(path, "rb");

@@ -11,6 +11,7 @@
 
 #include "analyzer/env_internal.h"
 #include "analyzer/units.h"
+#include "analyzer/util.h"
 
 #define DEV(d, key) (&(d)->f[(key) - 32])
 #define MAX_SHOWN 8
@@ -201,7 +202,8 @@ void env_report_text(FILE *out, const struct model *m)
 	environment(out, m);
 	if (!s->host_samples)
 		return;
-	fprintf(out, "\nMachine state (%" PRIu64 " samples", s->host_samples);
+	fprintf(out, "\nMachine state (%" PRIu64 " sample%s", s->host_samples,
+		plural(s->host_samples, "", "s"));
 	if (env_fact_num(&s->host[GT_ENV_SAMPLE_MS], &ms))
 		fprintf(out, ", every %lld ms", (long long)ms);
 	fprintf(out, ")\n");

@@ -18,6 +18,7 @@
 #include "analyzer/progress.h"
 #include "analyzer/ranks.h"
 #include "analyzer/report.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/util.h"
 
 int export_wanted(const struct export_opts *o)
@@ -25,7 +26,9 @@ int export_wanted(const struct export_opts *o)
 	return o->trace || o->sqlite || o->html || o->diff;
 }
 
-int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base)
+/* export_pass(), what went wrong put in *why (to free), not said. */
+static int pass(const char *path, export_fn fn, void *ctx, uint64_t base,
+		char **why)
 {
 	struct dump_reader *r;
 	struct dump_record rec;
@@ -39,10 +42,26 @@ int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base)
 	}
 	if (rc < 0) {
 		progress_end();
-		error_msg("%s", dump_error(r));
+		*why = xstrdup(dump_error(r));
 	}
 	dump_close(r);
 	return rc < 0 ? -1 : 0;
+}
+
+/* Say *why as an error if rc says it failed; rc. */
+static int said(int rc, char *why)
+{
+	if (rc < 0 && why)
+		error_msg("%s", why);
+	free(why);
+	return rc;
+}
+
+int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base)
+{
+	char *why = NULL;
+
+	return said(pass(path, fn, ctx, base, &why), why);
 }
 
 static void model_sink(void *ctx, const struct dump_reader *r,
@@ -51,27 +70,35 @@ static void model_sink(void *ctx, const struct dump_reader *r,
 	model_add(ctx, r, rec);
 }
 
-int export_load_model(const char *path, struct model *m, uint64_t base)
+int export_try_model(const char *path, struct model *m, uint64_t base,
+		     char **why)
 {
 	struct dump_reader *r;
 
 	if (dump_open(&r, path) < 0) {
-		error_msg("%s", dump_error(r));
+		*why = xstrdup(dump_error(r));
 		dump_close(r);
 		return -1;
 	}
 	memset(m, 0, sizeof(*m));
 	model_init(m, dump_header(r));
 	dump_close(r);
-	if (export_pass(path, model_sink, m, base) < 0) {
+	if (pass(path, model_sink, m, base, why) < 0) {
 		model_release(m);
 		return -1;
 	}
 	model_finish(m, 0);
 	if (m->ends_early)
 		warning_msg("'%s' ends early (no end record): the program did "
-			    "not finish tracing", path);
+			    "not finish tracing", dump_name(path));
 	return 0;
+}
+
+int export_load_model(const char *path, struct model *m, uint64_t base)
+{
+	char *why = NULL;
+
+	return said(export_try_model(path, m, base, &why), why);
 }
 
 /* ---- finding the dumps -------------------------------------------------- */
@@ -262,14 +289,14 @@ static int many_dumps(const struct export_opts *o, char **paths, size_t n)
 
 	if (!rk)
 		return EXIT_BADINPUT;
-	if (set_window(o, rk->dumps, n, rk->r[0].m) < 0)
+	if (set_window(o, rk->dumps, rk->n, rk->r[0].m) < 0)
 		rc = EXIT_BADINPUT;
 	if (!rc && o->html)
 		rc = html_export(o->html, NULL, NULL, rk, o);
 	if (!rc && o->trace)
-		rc = trace_export(o->trace, rk->dumps, n, o);
+		rc = trace_export(o->trace, rk->dumps, rk->n, o);
 	if (!rc && o->sqlite)
-		rc = sqlite_export(o->sqlite, rk->dumps, n);
+		rc = sqlite_export(o->sqlite, rk->dumps, rk->n);
 	if (!rc && !o->html && !o->trace && !o->sqlite) {
 		if (o->json)
 			ranks_report_json(stdout, rk);
@@ -288,7 +315,10 @@ int export_main(const struct export_opts *o, char **paths, int n)
 
 	if (!v)
 		return EXIT_BADINPUT;
-	if (o->diff && count != 2) {
+	if (o->have_top && count > 1 && !o->diff) {
+		error_msg("--top applies to the report of one dump or to --diff");
+		rc = EXIT_BADINPUT;
+	} else if (o->diff && count != 2) {
 		error_msg("--diff compares two dumps, not %zu", count);
 		rc = EXIT_BADINPUT;
 	} else if (o->diff) {

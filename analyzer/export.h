@@ -22,6 +22,8 @@ struct export_opts {
 	int diff;                   /* --diff BEFORE AFTER */
 	int json;                   /* --json */
 	size_t top;                 /* --top */
+	int have_top;               /* --top given */
+	int wide;                   /* --wide: nothing cut, whole kernel names */
 	int have_from, have_to;     /* --from S, --to S (from the start) */
 	uint64_t from_ns, to_ns;
 	int have_steps;             /* --steps N..M */
@@ -65,6 +67,8 @@ enum {
 
 /* An export option: 0, or -1 after saying what is wrong. */
 int export_option(int opt, const char *arg, struct export_opts *o);
+/* Reject options that do not apply together: 0, or -1 after saying which. */
+int export_check(const struct export_opts *o);
 /* Whether path is a folder (of dumps). */
 int export_is_folder(const char *path);
 
@@ -83,6 +87,9 @@ int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base);
 /* Read path into *m (model_init .. model_finish), with the bar from base;
  * 0, or -1 after saying why (m is released then). */
 int export_load_model(const char *path, struct model *m, uint64_t base);
+/* The same, what went wrong put in *why (to free) instead of said. */
+int export_try_model(const char *path, struct model *m, uint64_t base,
+		     char **why);
 
 /* The outputs (export_trace.c, export_sqlite.c, html.c): exit status. */
 int trace_export(const char *out, struct export_dump *d, size_t n,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * export_facts.c - the answers of the other parts (export_facts.h): GPU
- * busy time from the GPU timeline (gpu_internal.h), steps, idle causes
- * and the verdict from the diagnosis (diagnosis_internal.h).
+ * busy time, steps, idle causes and the verdict from the diagnosis
+ * (diagnosis_internal.h), GPU active time from the GPU timeline
+ * (gpu_internal.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +14,28 @@
 #include "analyzer/units.h"
 #include "analyzer/util.h"
 
-int facts_gpu_busy(const struct model *m, uint64_t *busy_ns,
-		   uint64_t *window_ns)
+int facts_gpu_busy(const struct model *m, uint64_t *busy_ns, uint64_t *span_ns)
+{
+	const struct diagnosis *d = m->diag;
+
+	if (!d || !d->have_gpu || !d->steady.span_ns)
+		return 0;
+	*busy_ns = d->steady.busy_ns;
+	*span_ns = d->steady.span_ns;
+	return 1;
+}
+
+int facts_gpu_active(const struct model *m, uint64_t *active_ns,
+		     uint64_t *window_ns)
 {
 	const struct gpu_stats *s = m->gpu;
-	uint64_t busy = 0;
+	uint64_t active = 0;
 
 	if (!s || !s->window_ns)
 		return 0;
 	for (uint32_t d = 0; d < s->ndev && d < GPU_MAX_DEVICES; d++)
-		busy += s->dev[d].busy;
-	*busy_ns = busy;
+		active += s->dev[d].busy;
+	*active_ns = active;
 	*window_ns = s->window_ns;
 	return 1;
 }

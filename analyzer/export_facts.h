@@ -16,9 +16,21 @@
 #define FACTS_MAX_CAUSES 16
 #define FACTS_MAX_STEPS 4096        /* step times kept for charts */
 
-/* GPU busy time within the windows with GPU timing: 1, or 0 if unknown. */
-int facts_gpu_busy(const struct model *m, uint64_t *busy_ns,
-		   uint64_t *window_ns);
+/*
+ * "GPU busy", the one figure every output gives under that name: of the
+ * time with GPU timing (summed over devices), the share in which a compute
+ * kernel ran; in the steady state when steps are found (the diagnosis'
+ * region), else from the first to the last GPU work.  Copies and memsets
+ * are not busy: they are "active" (facts_gpu_active).
+ */
+#define FACTS_BUSY_MEANS "a compute kernel running, over the GPU-timed " \
+	"steady state (or run)"
+/* Busy time and the time it is a share of: 1, or 0 if unknown. */
+int facts_gpu_busy(const struct model *m, uint64_t *busy_ns, uint64_t *span_ns);
+/* GPU active time, any kernel, copy or memset running (per device,
+ * summed), and the time with GPU timing: 1, or 0 if unknown. */
+int facts_gpu_active(const struct model *m, uint64_t *active_ns,
+		     uint64_t *window_ns);
 
 struct facts_steps {
 	uint64_t count;             /* steps found */

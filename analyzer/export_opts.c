@@ -2,10 +2,13 @@
 /*
  * export_opts.c - the command-line options of the exports: output files,
  * --diff, and the window of the timeline (--from/--to in seconds from the
- * start, --steps N..M).
+ * start, --steps N..M); and which options go together (an option that
+ * does not apply is refused, never ignored).
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -82,6 +85,63 @@ int export_option(int opt, const char *arg, struct export_opts *o)
 	default:
 		return -1;
 	}
+}
+
+/* The first option that picks the timeline's window, or NULL. */
+static const char *window_option(const struct export_opts *o)
+{
+	if (o->have_from)
+		return "--from";
+	if (o->have_to)
+		return "--to";
+	return o->have_steps ? "--steps" : NULL;
+}
+
+/* The first option that writes a file, or NULL. */
+static const char *file_option(const struct export_opts *o)
+{
+	if (o->trace)
+		return "--trace";
+	if (o->sqlite)
+		return "--sqlite";
+	return o->html ? "--html" : NULL;
+}
+
+static PRINTF_LIKE(1, 2) int misfit(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	error_msg("%s (see --help)", msg);
+	return -1;
+}
+
+int export_check(const struct export_opts *o)
+{
+	const char *win = window_option(o), *file = file_option(o);
+
+	if (win && !o->trace)
+		return misfit("%s only applies to --trace", win);
+	if (o->have_steps && (o->have_from || o->have_to))
+		return misfit("--steps and --from/--to both pick the window: "
+			      "give one of them");
+	if (o->have_from && o->have_to && o->to_ns <= o->from_ns)
+		return misfit("--to must come after --from");
+	if (o->diff && file)
+		return misfit("--diff prints a comparison, %s does not apply", file);
+	if (o->json && file)
+		return misfit("--json applies to the printed report, not to %s",
+			      file);
+	if (o->have_top && (o->json || file))
+		return misfit("--top applies to the text report, not to %s",
+			      o->json ? "--json" : file);
+	if (o->wide && (o->json || file))
+		return misfit("--wide applies to the text report, not to %s",
+			      o->json ? "--json" : file);
+	return 0;
 }
 
 int export_is_folder(const char *path)

@@ -13,6 +13,7 @@
 #include "analyzer/env.h"
 #include "analyzer/export_sqlite.h"
 #include "analyzer/nccl.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/util.h"
 
 #define I(st, i, v) sq_int(st, i, (int64_t)(v))
@@ -30,7 +31,7 @@ void sq_dump_row(struct sq *s, const struct export_dump *d,
 {
 	sqlite3_stmt *st = row(s, SQ_DUMPS);
 
-	sq_text(st, 2, d->path);
+	sq_text(st, 2, dump_name(d->path));
 	I(st, 3, h->pid);
 	I(st, 4, h->start_ns);
 	I(st, 5, h->start_realtime_ns);

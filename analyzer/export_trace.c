@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyzer/demangle.h"
 #include "analyzer/export_trace_internal.h"
 #include "analyzer/nccl.h"
 #include "analyzer/progress.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/util.h"
 
 uint64_t trace_ts(const struct trace *t, uint64_t host_ns)
@@ -225,10 +227,25 @@ static void name_thread(struct trace *t, uint32_t tid)
 	free(q);
 }
 
+/* Whether the window has a host call; notes the calls' span. */
+static int host_in(struct trace *t, const struct dump_event *ev)
+{
+	uint64_t a = trace_ts(t, ev->t0), b = trace_ts(t, ev->t1);
+
+	if (!t->seen_hi || a < t->seen_lo)
+		t->seen_lo = a;
+	if (b > t->seen_hi)
+		t->seen_hi = b;
+	if (!trace_in(t, ev->t0, ev->t1))
+		return 0;
+	t->picked++;
+	return 1;
+}
+
 static void host_event(struct trace *t, const struct dump_reader *r,
 		       const struct dump_event *ev)
 {
-	if (!trace_in(t, ev->t0, ev->t1))
+	if (!host_in(t, ev))
 		return;
 	name_thread(t, ev->tid);
 	if (ev->op->kind == GT_KIND_NVTX) {
@@ -390,7 +407,7 @@ static void write_head(struct trace *t, const struct export_dump *d, size_t n)
 	xo_str(&t->o, ",\"dumps\":[");
 	for (size_t i = 0; i < n; i++) {
 		xo_str(&t->o, i ? ",{\"path\":" : "{\"path\":");
-		xo_qstr(&t->o, d[i].path);
+		xo_qstr(&t->o, dump_name(d[i].path));
 		xo_str(&t->o, ",\"offset_ns\":");
 		xo_i64(&t->o, d[i].offset_ns);
 		xo_str(&t->o, ",\"pid\":");
@@ -437,12 +454,26 @@ static int write_dumps(struct trace *t, struct export_dump *d, size_t n)
 		done += progress_file_size(d[i].path);
 		if (t->gpu_unmapped)
 			warning_msg("'%s': %llu GPU records came before any "
-				    "clock pair and were left out", d[i].path,
+				    "clock pair and were left out", dump_name(d[i].path),
 				    (unsigned long long)t->gpu_unmapped);
 		t->gpu_unmapped = 0;
 		reset_dump(t);
 	}
 	return 0;
+}
+
+/* A --from/--to that keeps no host call: said, with the calls' span. */
+static int empty_window(const struct trace *t, const struct export_opts *o)
+{
+	if (t->picked || !(o->have_from || o->have_to))
+		return 0;
+	if (!t->seen_hi)
+		error_msg("--from/--to keep nothing: the dump has no CUDA calls");
+	else
+		error_msg("--from/--to keep nothing: the CUDA calls span "
+			  "%.3f-%.3f s from the start", t->seen_lo / 1e9,
+			  t->seen_hi / 1e9);
+	return 1;
 }
 
 int trace_export(const char *out, struct export_dump *d, size_t n,
@@ -464,6 +495,8 @@ int trace_export(const char *out, struct export_dump *d, size_t n,
 	progress_begin("writing the timeline", total_size(d, n));
 	rc = write_dumps(t, d, n);
 	progress_end();
+	if (rc == 0 && empty_window(t, o))
+		rc = -2;
 	xo_str(&t->o, "\n]}\n");
 	if (xo_close(&t->o) < 0 && rc == 0) {
 		error_msg("cannot write '%s': %s", out, strerror(errno));
@@ -473,6 +506,8 @@ int trace_export(const char *out, struct export_dump *d, size_t n,
 		error_msg("cannot write '%s': %s", out, strerror(errno));
 		rc = -1;
 	}
+	if (rc == -2 && fp != stdout)
+		unlink(out);            /* no empty timeline */
 	reset_dump(t);
 	free(t);
 	return rc ? EXIT_BADINPUT : 0;

@@ -40,6 +40,8 @@ struct trace {
 	uint64_t base_ns;           /* timestamp 0, aligned clock */
 	uint64_t from, to;          /* window, the dump's own clock */
 	uint64_t written;           /* events written, all dumps */
+	uint64_t picked;            /* host calls in the window, all dumps */
+	uint64_t seen_lo, seen_hi;  /* the host calls' span, all dumps (ts) */
 
 	/* per dump, reset between dumps */
 	struct hmap ops;            /* op id -> quoted api name */

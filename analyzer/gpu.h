@@ -47,5 +47,9 @@ void gpu_row_json(struct json *j, const struct row *r, enum row_kind kind);
 /* The GPU timeline's keys inside the "gpu" object. */
 void gpu_report_json(struct json *j, const struct model *m);
 void gpu_report_text(FILE *out, const struct model *m, size_t top);
+/* The rows of kind with GPU records, most GPU time first (none: *n 0);
+ * free() it. */
+struct row **gpu_rows_by_time(const struct model *m, enum row_kind kind,
+			      size_t *n);
 
 #endif /* GPUTRACE_ANALYZER_GPU_H */

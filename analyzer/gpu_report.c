@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpu_report.c - the GPU timeline in the reports: a summary (CUPTI's
- * state, the windows with GPU timing, busy time, joins, drops), GPU time
+ * state, the windows with GPU timing, busy and active time, joins,
+ * drops), GPU time
  * and queue delay per kernel, GPU time and bandwidth per copy class, and
  * kernels that ran without a launch of their own (graphs); in JSON, the
  * "gpu" object's keys and each row's GPU keys.
@@ -12,6 +13,7 @@
 
 #include "analyzer/demangle.h"
 #include "analyzer/env.h"
+#include "analyzer/export_facts.h"
 #include "analyzer/gpu_internal.h"
 #include "analyzer/report.h"
 #include "analyzer/table.h"
@@ -84,46 +86,63 @@ static double rel_s(const struct model *m, uint64_t t)
 /* Which spans had GPU timing: the first few, seconds after the start. */
 static void spans(FILE *out, const struct model *m, const struct gpu_stats *s)
 {
-	size_t n = s->windows < 4 ? s->windows : 4;
+	size_t n = s->windows < 4 ? s->windows : 4, at = 0;
+	char list[200] = "";
 
 	if (!n)
 		return;
-	fputs("  GPU timing from", out);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %.2f-%.2f s", i ? "," : "", rel_s(m, s->shown[i].start),
-			rel_s(m, s->shown[i].end));
-	fprintf(out, "%s after the start; GPU figures below are from these "
-		"spans only\n", s->windows > n ? ", ..." : "");
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s %.2f-%.2f s",
+				       i ? "," : "", rel_s(m, s->shown[i].start),
+				       rel_s(m, s->shown[i].end));
+	report_line(out, "  GPU timing from%s%s after the start; GPU figures below "
+		    "are from these spans only", list, s->windows > n ? ", ..." : "");
+}
+
+/* GPU busy (export_facts.h), said what it is; GPU active beside it. */
+static void busy_lines(FILE *out, const struct model *m, const struct gpu_stats *s)
+{
+	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF];
+	uint64_t busy, span, active = busy_total(s);
+	double smi;
+
+	if (facts_gpu_busy(m, &busy, &span))
+		report_line(out, "  GPU busy %s of %s: " FACTS_BUSY_MEANS,
+			    fmt_share(a, sizeof(a), busy, span),
+			    fmt_ns(b, sizeof(b), span));
+	report_line(out, "  GPU active %s of the window time (%s): a kernel, copy "
+		    "or memset running", fmt_share(a, sizeof(a), active, s->window_ns),
+		    fmt_ns(c, sizeof(c), active));
+	if (env_smi_util_mean(m, &smi))
+		report_line(out, "  nvidia-smi said %.0f%% (its own sampling, over the "
+			    "run)", smi);
 }
 
 static void summary(FILE *out, const struct model *m, const struct gpu_stats *s)
 {
-	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF];
-	uint64_t busy = busy_total(s);
-	double smi;
+	char a[UNITS_BUF], b[UNITS_BUF];
 
-	fprintf(out, "  %" PRIu64 " window%s with GPU timing, %s of %s; GPU busy "
-		"%s (%.1f%% of the window time)", s->windows,
-		s->windows == 1 ? "" : "s", fmt_ns(a, sizeof(a), s->window_ns),
-		fmt_ns(b, sizeof(b), m->wall_ns), fmt_ns(c, sizeof(c), busy),
-		share(busy, s->window_ns));
-	if (env_smi_util_mean(m, &smi))
-		fprintf(out, "; nvidia-smi said %.0f%%", smi);
-	fputs("\n", out);
+	report_line(out, "  %" PRIu64 " window%s with GPU timing, %s of %s", s->windows,
+		    plural(s->windows, "", "s"), fmt_ns(a, sizeof(a), s->window_ns),
+		    fmt_ns(b, sizeof(b), m->wall_ns));
+	busy_lines(out, m, s);
 	spans(out, m, s);
-	fprintf(out, "  records: %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64
-		" memsets, %" PRIu64 " syncs; launches in windows %" PRIu64
-		", joined %.1f%%\n", s->kernels, s->copies, s->sets, s->syncs,
+	report_line(out, "  records: %" PRIu64 " kernel%s, %" PRIu64 " cop%s, %" PRIu64
+		" memset%s, %" PRIu64 " sync%s; launches in windows %" PRIu64
+		", joined %.1f%%", s->kernels, plural(s->kernels, "", "s"),
+		s->copies, plural(s->copies, "y", "ies"), s->sets,
+		plural(s->sets, "", "s"), s->syncs, plural(s->syncs, "", "s"),
 		s->launches, share(s->launches_joined, s->launches));
 	if (s->drops.cupti_dropped || s->drops.refused || s->drops.lost)
-		fprintf(out, "  warning: GPU records lost: %" PRIu64 " dropped by "
+		report_line(out, "  warning: GPU records lost: %" PRIu64 " dropped by "
 			"CUPTI, %" PRIu64 " buffers refused, %" PRIu64 " not "
-			"written\n", s->drops.cupti_dropped, s->drops.refused,
+			"written", s->drops.cupti_dropped, s->drops.refused,
 			s->drops.lost);
 	if (s->name_mismatch || s->orphans)
-		fprintf(out, "  warning: %" PRIu64 " kernels named otherwise than "
-			"their launch, %" PRIu64 " records without their host "
-			"event\n", s->name_mismatch, s->orphans);
+		report_line(out, "  warning: %" PRIu64 " kernel%s named otherwise than "
+			"their launch, %" PRIu64 " record%s without their host "
+			"event", s->name_mismatch, plural(s->name_mismatch, "", "s"),
+			s->orphans, plural(s->orphans, "", "s"));
 }
 
 static const struct table_column kernel_cols[] = {
@@ -145,8 +164,8 @@ static int by_gpu_time(const void *pa, const void *pb)
 	return x != y ? (x > y ? -1 : 1) : strcmp(a->name, b->name);
 }
 
-/* Rows of kind with GPU records, most GPU time first; free() it. */
-static struct row **gpu_rows(const struct model *m, enum row_kind kind, size_t *n)
+struct row **gpu_rows_by_time(const struct model *m, enum row_kind kind,
+			      size_t *n)
 {
 	size_t all, i;
 	struct row **rows = model_rows(m, kind, &all);
@@ -177,7 +196,7 @@ static void kernel_table(FILE *out, const struct model *m, size_t top)
 	char buf[7][UNITS_BUF], name[512];
 	const char *cells[7];
 	size_t n, shown;
-	struct row **rows = gpu_rows(m, ROW_KERNEL, &n);
+	struct row **rows = gpu_rows_by_time(m, ROW_KERNEL, &n);
 	struct table t;
 
 	shown = top && top < n ? top : n;
@@ -185,8 +204,7 @@ static void kernel_table(FILE *out, const struct model *m, size_t top)
 	for (size_t i = 0; i < shown; i++) {
 		const struct row_gpu *g = rows[i]->gpu;
 
-		short_kernel_name(rows[i]->name, name, sizeof(name));
-		cells[0] = name;
+		cells[0] = report_kernel_name(rows[i]->name, name, sizeof(name));
 		cells[1] = num(buf[1], g->calls);
 		cells[2] = fmt_ns(buf[2], UNITS_BUF, g->total_ns);
 		cells[3] = fmt_ns(buf[3], UNITS_BUF, g->total_ns / g->calls);
@@ -199,7 +217,7 @@ static void kernel_table(FILE *out, const struct model *m, size_t top)
 	if (n) {
 		fputs("\nKernels (GPU time, in windows; queue: launch return to "
 		      "GPU start)\n", out);
-		table_print(out, &t, REPORT_WIDTH);
+		table_print(out, &t, report_width());
 		if (shown < n)
 			fprintf(out, "  ... %zu more\n", n - shown);
 	}
@@ -212,7 +230,7 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 	char buf[7][UNITS_BUF];
 	const char *cells[7];
 	size_t n, shown;
-	struct row **rows = gpu_rows(m, ROW_COPY, &n);
+	struct row **rows = gpu_rows_by_time(m, ROW_COPY, &n);
 	struct table t;
 
 	shown = top && top < n ? top : n;
@@ -231,7 +249,7 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 	}
 	if (n) {
 		fputs("\nCopies (GPU time, in windows)\n", out);
-		table_print(out, &t, REPORT_WIDTH);
+		table_print(out, &t, report_width());
 		if (shown < n)
 			fprintf(out, "  ... %zu more\n", n - shown);
 	}
@@ -253,8 +271,8 @@ static void only_table(FILE *out, const struct gpu_stats *s)
 	while ((k = hmap_next(&s->only, &pos))) {
 		char *dem = demangle(strchr(k->symbol, ' ') + 1);
 
-		short_kernel_name(dem, name, sizeof(name));
-		fprintf(out, "  %-60.60s %-9s %8" PRIu64 " %10s\n", name,
+		fprintf(out, "  %-60s %-9s %8" PRIu64 " %10s\n",
+			report_kernel_name(dem, name, sizeof(name)),
 			k->via_graph ? "graph" : "unjoined", k->g.calls,
 			fmt_ns(a, sizeof(a), k->g.total_ns));
 		free(dem);
@@ -380,7 +398,7 @@ static void devices_json(struct json *j, const struct gpu_stats *s)
 			continue;
 		json_begin_object(j);
 		put_uint(j, "device", d);
-		put_uint(j, "busy_ns", s->dev[d].busy);
+		put_uint(j, "active_ns", s->dev[d].busy);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -406,6 +424,26 @@ static void only_json(struct json *j, const struct gpu_stats *s)
 	json_end_array(j);
 }
 
+/* "busy_*": as everywhere (export_facts.h); "active_*": any GPU work. */
+static void busy_json(struct json *j, const struct model *m,
+		      const struct gpu_stats *s)
+{
+	uint64_t busy, span;
+	int known = facts_gpu_busy(m, &busy, &span);
+
+	json_key(j, "busy_ns");
+	known ? json_uint(j, busy) : json_null(j);
+	json_key(j, "busy_span_ns");
+	known ? json_uint(j, span) : json_null(j);
+	json_key(j, "busy_share");
+	known ? json_double(j, (double)busy / (double)span) : json_null(j);
+	put_uint(j, "active_ns", busy_total(s));
+	put_uint(j, "wall_ns", s->window_ns);
+	json_key(j, "active_share");
+	s->window_ns ? json_double(j, (double)busy_total(s) / (double)s->window_ns)
+		     : json_null(j);
+}
+
 void gpu_report_json(struct json *j, const struct model *m)
 {
 	const struct gpu_stats *s = m->gpu;
@@ -417,11 +455,7 @@ void gpu_report_json(struct json *j, const struct model *m)
 	json_string(j, s->have_state ? gpu_cupti_name(s->state.state) : "off");
 	json_key(j, "mode");
 	json_string(j, gpu_mode_name(s->have_state ? s->state.mode : GT_GPU_MODE_OFF));
-	put_uint(j, "busy_ns", busy_total(s));
-	put_uint(j, "wall_ns", s->window_ns);
-	json_key(j, "busy_share");
-	s->window_ns ? json_double(j, (double)busy_total(s) / (double)s->window_ns)
-		     : json_null(j);
+	busy_json(j, m, s);
 	windows_json(j, s, m);
 	records_json(j, s);
 	devices_json(j, s);

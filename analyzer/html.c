@@ -14,6 +14,7 @@
 #include "analyzer/html_internal.h"
 #include "analyzer/memory.h"
 #include "analyzer/progress.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/units.h"
 #include "analyzer/util.h"
 
@@ -63,7 +64,8 @@ static void verdict(FILE *out, const struct model *m, const char *id)
 	struct finding f[FIND_KINDS];
 	int n = memory_findings(m, f);
 	char *v = facts_verdict(m);
-	uint64_t busy, window;
+	uint64_t busy, span;
+	char b[UNITS_BUF];
 
 	fprintf(out, "<section id=\"%s\"><h2>Verdict</h2>\n<div class=\"box%s\">",
 		id, v || n ? "" : " ok");
@@ -72,9 +74,9 @@ static void verdict(FILE *out, const struct model *m, const char *id)
 	else
 		fprintf(out, "No diagnosis in this analyzer yet: the findings "
 			"below are what it can say.");
-	if (facts_gpu_busy(m, &busy, &window))
-		fprintf(out, " The GPUs were busy %.0f%% of the time with GPU "
-			"timing.", window ? 100.0 * (double)busy / (double)window : 0);
+	if (facts_gpu_busy(m, &busy, &span))
+		fprintf(out, " GPU busy %s (" FACTS_BUSY_MEANS ").",
+			fmt_share(b, sizeof(b), busy, span));
 	fprintf(out, "</div>\n<ul class=\"findings\">\n");
 	for (int i = 0; i < n; i++) {
 		fprintf(out, "<li>");
@@ -112,8 +114,9 @@ static void steps(FILE *out, const struct model *m, struct html_bins *b)
 
 	fprintf(out, "<section class=\"steps\"><h2>Step time</h2>\n");
 	if (facts_steps(m, &st)) {
-		fprintf(out, "<p>The diagnosis found %" PRIu64 " steps (from %s): "
-			"steady mean %s, median %s.</p>\n", st.count, st.source,
+		fprintf(out, "<p>The diagnosis found %" PRIu64 " step%s (from %s): "
+			"steady mean %s, median %s.</p>\n", st.count,
+			plural(st.count, "", "s"), st.source,
 			fmt_ns(t, sizeof(t), st.mean_ns),
 			fmt_ns(u, sizeof(u), st.p50_ns));
 		if (facts_step_bounds(m, &bounds, &n)) {
@@ -190,11 +193,12 @@ static void ranks_section(FILE *out, const struct ranks *rk)
 	char text[2 * 64][UNITS_BUF], names[2 * 64][48];
 	size_t n = 0;
 
-	fprintf(out, "<section id=\"ranks\"><h2>Ranks</h2>\n<p>%zu dumps, %zu "
-		"host%s; clock: ", rk->n, rk->hosts, rk->hosts == 1 ? "" : "s");
+	fprintf(out, "<section id=\"ranks\"><h2>Ranks</h2>\n<p>%zu dump%s, %zu "
+		"host%s; clock: ", rk->n, plural(rk->n, "", "s"), rk->hosts,
+		plural(rk->hosts, "", "s"));
 	html_esc(out, rk->clock);
-	fprintf(out, "; %" PRIu64 " collectives matched.</p>\n<div class=\"box\" "
-		"id=\"verdict\">", rk->matched);
+	fprintf(out, "; %" PRIu64 " collective%s matched.</p>\n<div class=\"box\" "
+		"id=\"verdict\">", rk->matched, plural(rk->matched, "", "s"));
 	html_esc(out, rk->finding[0] ? rk->finding :
 		 "No rank held the others back at collectives.");
 	fprintf(out, "</div>\n");
@@ -225,7 +229,7 @@ static int ranks_body(FILE *out, const struct ranks *rk)
 			(int)i == rk->slow ? " open" : "");
 		html_esc(out, rk->dumps[i].label);
 		fprintf(out, ": ");
-		html_esc(out, rk->dumps[i].path);
+		html_esc(out, dump_name(rk->dumps[i].path));
 		fprintf(out, "</summary>\n");
 		snprintf(prefix, sizeof(prefix), "rank%zu-", i);
 		if (dump_body(out, rk->dumps[i].path, rk->r[i].m, prefix) < 0)

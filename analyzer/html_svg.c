@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * html_svg.c - the pictures of the HTML report, drawn as inline SVG:
- * horizontal bar charts, the timeline overview (per device: GPU busy,
+ * horizontal bar charts, the timeline overview (per device: GPU active,
  * idle, no GPU timing; the host: time in CUDA calls by kind) and the
  * step-time chart.  Every shape has a <title>, which browsers show on
  * hover.
@@ -164,7 +164,7 @@ static void device_row(FILE *out, const struct html_bins *b, uint32_t d, int y,
 
 		if (timed < busy)
 			timed = busy;   /* records outside the windows we know */
-		fprintf(out, "<g><title>%s: GPU %u busy %.0f%%, idle %.0f%%, "
+		fprintf(out, "<g><title>%s: GPU %u active %.0f%%, idle %.0f%%, "
 			"no GPU timing %.0f%%</title>",
 			fmt_ns(t, sizeof(t), (uint64_t)i * b->width), d, 100 * busy,
 			100 * (timed - busy), 100 * (1 - timed));
@@ -254,7 +254,7 @@ void html_timeline_legend(FILE *out, int causes)
 	int n = facts_cause_count() < MAX_CAUSES ? facts_cause_count() : MAX_CAUSES;
 
 	fprintf(out, "<p class=\"legend\">");
-	swatch(out, C_BUSY, "GPU busy");
+	swatch(out, C_BUSY, "GPU active (kernels, copies)");
 	if (causes)
 		for (int c = 0; c < n; c++)
 			swatch(out, cause_color[c], facts_cause_text(c));
@@ -277,8 +277,9 @@ void html_step_chart(FILE *out, const struct html_bins *b, const char *source)
 		sum += b->step_ns[i];
 	}
 	if (source)
-		fprintf(out, "<p>%" PRIu64 " steps (%s), mean %s, longest bar "
-			"%s%s</p>\n", b->steps_total, source,
+		fprintf(out, "<p>%" PRIu64 " step%s (%s), mean %s, longest bar "
+			"%s%s</p>\n", b->steps_total,
+			plural(b->steps_total, "", "s"), source,
 			fmt_ns(t, sizeof(t), b->nsteps ? sum / b->nsteps : 0),
 			fmt_ns(u, sizeof(u), max), b->step_per_bar > 1 ?
 			"; each bar is the mean of several steps" : "");

@@ -294,24 +294,31 @@ static void idle_chart(FILE *out, const struct model *m)
 		       "(GPU idle causes need the diagnosis)", bars, (size_t)n);
 }
 
+/* The kernels with the most GPU time (from the GPU records); with no
+ * GPU records, those with the most host time in their launches, and the
+ * title says so. */
 static void kernel_chart(FILE *out, const struct model *m)
 {
 	size_t n, shown;
-	struct row **rows = model_rows(m, ROW_KERNEL, &n);
+	struct row **rows = gpu_rows_by_time(m, ROW_KERNEL, &n);
 	struct html_bar bars[10];
 	char text[10][UNITS_BUF], names[10][128];
-	int gpu = n && rows[0]->gpu && rows[0]->gpu->calls;
+	int gpu = n > 0;
 
+	if (!gpu) {
+		free(rows);
+		rows = model_rows(m, ROW_KERNEL, &n);
+	}
 	shown = n < 10 ? n : 10;
 	for (size_t i = 0; i < shown; i++) {
-		uint64_t v = gpu && rows[i]->gpu ? rows[i]->gpu->total_ns
-						 : rows[i]->total_ns;
+		uint64_t v = gpu ? rows[i]->gpu->total_ns : rows[i]->total_ns;
 
 		short_kernel_name(rows[i]->name, names[i], sizeof(names[i]));
 		bars[i] = (struct html_bar){ names[i], (double)v, ns(text[i], v), NULL };
 	}
-	html_bar_chart(out, "chart-kernels", gpu ? "Top kernels (GPU time)" :
-		       "Top kernels (launch host time)", bars, shown);
+	html_bar_chart(out, "chart-kernels", gpu ? "Top kernels (GPU time, from "
+		       "the GPU records)" : "Top kernels by host launch time (no GPU "
+		       "records in this dump: GPU time unknown)", bars, shown);
 	free(rows);
 }
 

@@ -4,8 +4,10 @@
  * report where the host time of CUDA calls went.  Options and dispatch
  * only; the work is in dump_reader, model and report_*.
  *
- * Exit status: 0 on success (also for a dump that ends early), 2 for bad
- * usage or a dump that cannot be read.
+ * Exit status: 0 on success (also for a dump that ends early, and for
+ * several dumps of which some could not be read: those are left out with
+ * a warning), 2 for bad usage, options that do not apply together, or no
+ * dump that can be read.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +20,7 @@
 #include "analyzer/model.h"
 #include "analyzer/progress.h"
 #include "analyzer/report.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/util.h"
 
 #define DEFAULT_TOP 20
@@ -32,16 +35,20 @@ struct options {
 };
 
 static const char usage_text[] =
-	"usage: " PROG_NAME " [--json] [--top N] DUMP\n"
+	"usage: " PROG_NAME " [--json | [--top N] [--wide]] DUMP\n"
 	"       " PROG_NAME " [--json] DIR | DUMP DUMP...   (several ranks)\n"
 	"       " PROG_NAME " --trace OUT.json [--from S] [--to S] [--steps N..M] DUMP...\n"
 	"       " PROG_NAME " --sqlite OUT.db DUMP...\n"
 	"       " PROG_NAME " --html OUT.html DUMP...\n"
-	"       " PROG_NAME " --diff [--json] BEFORE AFTER\n"
+	"       " PROG_NAME " --diff [--json | [--top N] [--wide]] BEFORE AFTER\n"
+	"    DUMP '-' reads the dump from standard input.\n"
 	"\n"
 	"    --json        print one JSON object instead of the text report\n"
 	"    --top N       rows per table in the text report (default 20, "
 	"0 = all)\n"
+	"    --wide        cut nothing: whole kernel names, no width limit (else\n"
+	"                  tables fit the terminal; a file or a pipe gets no\n"
+	"                  width limit, kernels under their short names)\n"
 	EXPORT_USAGE
 	"    -h, --help    show this help\n"
 	"    --version     show the version and the dump format it reads\n";
@@ -68,10 +75,11 @@ static size_t parse_top(const char *arg)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_JSON = 256, OPT_TOP, OPT_VERSION };
+	enum { OPT_JSON = 256, OPT_TOP, OPT_VERSION, OPT_WIDE };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "wide", no_argument, NULL, OPT_WIDE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		EXPORT_LONGOPTS
@@ -84,8 +92,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_JSON:
 			o->json = 1;
 			break;
+		case OPT_WIDE:
+			o->ex.wide = 1;
+			break;
 		case OPT_TOP:
 			o->top = parse_top(optarg);
+			o->ex.have_top = 1;
 			break;
 		case 'h':
 			usage(0);
@@ -101,6 +113,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind >= argc)
 		usage(EXIT_BADINPUT);
+	for (int i = optind; i < argc; i++)
+		if (!strcmp(argv[i], "-"))
+			argv[i] = (char *)stdin_dump();
 	o->path = argv[optind];
 	o->paths = argv + optind;
 	o->npaths = argc - optind;
@@ -141,7 +156,8 @@ static int analyze(const struct options *o)
 	if (read_dump(r, &m) == 0) {
 		if (m.ends_early)
 			warning_msg("'%s' ends early (no end record): the "
-				    "program did not finish tracing", o->path);
+				    "program did not finish tracing",
+				    dump_name(o->path));
 		if (o->json)
 			report_json(stdout, &m);
 		else
@@ -161,6 +177,9 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &o);
 	o.ex.json = o.json;
 	o.ex.top = o.top;
+	if (export_check(&o.ex) < 0)
+		return EXIT_BADINPUT;
+	report_set_width(o.ex.wide ? 0 : report_terminal_width(), o.ex.wide);
 	if (export_wanted(&o.ex) || o.npaths != 1 || export_is_folder(o.path))
 		status = export_main(&o.ex, o.paths, o.npaths);
 	else

@@ -184,25 +184,28 @@ static void steady_allocs(const struct model *m, uint64_t *c)
 
 static const struct {
 	const char *id;
-	const char *what;
+	const char *one, *many;         /* the noun, by count */
+	const char *what;               /* what follows it */
 	const char *change;
 } finding_text[FIND_KINDS] = {
 	[FIND_PAGEABLE] = { "pageable_copies",
-		"copies of pageable host memory",
+		"copy", "copies", " of pageable host memory",
 		"pin the host buffers (DataLoader(pin_memory=True), "
 		"tensor.pin_memory(), cudaHostAlloc) so the GPU can read "
 		"them directly" },
 	[FIND_STAGED] = { "staged_async_copies",
-		"async copies of pageable memory, staged by the driver while "
+		"async copy", "async copies",
+		" of pageable memory, staged by the driver while "
 		"the host waited",
 		"pin the memory; only then do they overlap with compute" },
 	[FIND_SYNC_PINNED] = { "sync_pinned_copies",
-		"copies of pinned memory the host waited for at once "
+		"copy", "copies", " of pinned memory the host waited for at once "
 		"(synchronous calls, or async ones followed by a wait)",
 		"copy with non_blocking=True (cudaMemcpyAsync) to overlap them "
 		"with compute" },
 	[FIND_STEADY_ALLOC] = { "steady_pinned_allocs",
-		"pinned allocations after start-up (pinning is slow and eats "
+		"pinned allocation", "pinned allocations",
+		" after start-up (pinning is slow and eats "
 		"host memory)",
 		"allocate pinned buffers once and reuse them (PyTorch's caching "
 		"host allocator does; check for tensors pinned per step)" },
@@ -217,8 +220,10 @@ static void describe(struct finding *f, enum finding_kind k, const uint64_t *c)
 	f->calls = c[0];
 	f->bytes = c[1];
 	f->ns = c[2];
-	snprintf(f->text, sizeof(f->text), "%" PRIu64 " %s: %s, %s of host time; "
-		 "%s", c[0], finding_text[k].what, fmt_bytes(bytes, sizeof(bytes), c[1]),
+	snprintf(f->text, sizeof(f->text), "%" PRIu64 " %s%s: %s, %s of host "
+		 "time; %s", c[0], plural(c[0], finding_text[k].one,
+					  finding_text[k].many),
+		 finding_text[k].what, fmt_bytes(bytes, sizeof(bytes), c[1]),
 		 fmt_ns(ns, sizeof(ns), c[2]), finding_text[k].change);
 }
 

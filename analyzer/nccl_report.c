@@ -128,7 +128,7 @@ static void print_ops(FILE *out, const struct model *m, size_t top)
 		op_cells(ops[i], buf, cells);
 		table_add(&t, cells);
 	}
-	table_print(out, &t, REPORT_WIDTH);
+	table_print(out, &t, report_width());
 	table_release(&t);
 	if (shown < n)
 		fprintf(out, "  ... %zu more\n", n - shown);
@@ -150,7 +150,7 @@ static void print_comms(FILE *out, const struct model *m)
 			comm_cells(comms[i], buf, cells);
 			table_add(&t, cells);
 		}
-		table_print(out, &t, REPORT_WIDTH);
+		table_print(out, &t, report_width());
 		table_release(&t);
 	}
 	free(comms);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nvtx_report.c - the NVTX ranges as a text table and as JSON: per range
- * name, calls, wall time, GPU busy time inside, kernels launched inside;
+ * name, calls, wall time, GPU active time inside (kernels, copies), kernels launched inside;
  * then marks, and the names given to categories and threads.
  */
 #include <inttypes.h>
@@ -9,13 +9,14 @@
 #include <string.h>
 
 #include "analyzer/nvtx_internal.h"
+#include "analyzer/report.h"
 #include "analyzer/table.h"
 #include "analyzer/units.h"
 #include "analyzer/util.h"
 
 static const struct table_column range_cols[] = {
 	{ "Range", 1 }, { "Calls", 0 }, { "Total", 0 }, { "Mean", 0 },
-	{ "Max", 0 }, { "GPU busy", 0 }, { "Kernels", 0 },
+	{ "Max", 0 }, { "GPU active", 0 }, { "Kernels", 0 },
 };
 
 static const char *label(char *buf, size_t cap, const struct nvtx_row *r)
@@ -67,7 +68,7 @@ void nvtx_report_text(FILE *out, const struct model *m, size_t top)
 
 	if (n || (m->nvtx && m->nvtx->rows.len)) {
 		fprintf(out, "\nNVTX ranges (wall time per range%s)\n",
-			nvtx_gpu_known(m) ? "" : "; GPU busy needs GPU records");
+			nvtx_gpu_known(m) ? "" : "; GPU active time needs GPU records");
 		shown = top && top < n ? top : n;
 		table_init(&t, range_cols, ARRAY_SIZE(range_cols));
 		for (i = 0; i < shown; i++) {
@@ -75,14 +76,16 @@ void nvtx_report_text(FILE *out, const struct model *m, size_t top)
 			table_add(&t, cells);
 		}
 		if (n)
-			table_print(out, &t, 100);
+			table_print(out, &t, report_width());
 		if (shown < n)
 			fprintf(out, "  ... %zu more\n", n - shown);
 		table_release(&t);
 		marks_line(out, m);
 		if (m->nvtx->unmatched)
-			fprintf(out, "  %" PRIu64 " pops or ends matched no open "
-				"range\n", m->nvtx->unmatched);
+			fprintf(out, "  %" PRIu64 " pop%s or end%s matched no "
+				"open range\n", m->nvtx->unmatched,
+				plural(m->nvtx->unmatched, "", "s"),
+				plural(m->nvtx->unmatched, "", "s"));
 	}
 	free(v);
 }
@@ -110,7 +113,7 @@ static void range_json(struct json *j, const struct nvtx_row *r, int marks)
 	if (!marks) {
 		put_uint(j, "wall_ns_total", r->total_ns);
 		put_uint(j, "wall_ns_max", r->max_ns);
-		put_uint(j, "gpu_busy_ns", r->gpu_ns);
+		put_uint(j, "gpu_active_ns", r->gpu_ns);
 		put_uint(j, "kernels", r->kernels);
 		put_uint(j, "category", r->category);
 		put_uint(j, "unclosed", r->unclosed);

@@ -56,26 +56,39 @@ static uint64_t total_size(char **paths, size_t n)
 	return t;
 }
 
-/* First pass: every model; 0, or -1 with the loaded ones released. */
-static int load_models(struct ranks *rk, char **paths)
+/* Read dump i into the next slot: 0, or -1 (left out, said why). */
+static int load_one(struct ranks *rk, const char *path, uint64_t done)
+{
+	struct model *m = xcalloc(1, sizeof(*m));
+	char *why = NULL;
+
+	if (export_try_model(path, m, done, &why) < 0) {
+		warning_msg("%s; left out, the other dumps are read", why);
+		free(why);
+		free(m);
+		rk->skipped++;
+		return -1;
+	}
+	rk->r[rk->n].m = m;
+	rk->r[rk->n].rank = rank_of(m, rk->n);
+	rk->dumps[rk->n++].path = path;     /* reordered below */
+	return 0;
+}
+
+/* First pass: every model that can be read; 0, or -1 if none can. */
+static int load_models(struct ranks *rk, char **paths, size_t n)
 {
 	uint64_t done = 0;
 
-	for (size_t i = 0; i < rk->n; i++) {
-		rk->r[i].m = xcalloc(1, sizeof(struct model));
-		if (export_load_model(paths[i], rk->r[i].m, done) < 0) {
-			free(rk->r[i].m);
-			while (i--) {
-				model_release(rk->r[i].m);
-				free(rk->r[i].m);
-			}
-			return -1;
-		}
-		rk->r[i].rank = rank_of(rk->r[i].m, i);
-		rk->dumps[i].path = paths[i];   /* reordered below */
+	for (size_t i = 0; i < n; i++) {
+		load_one(rk, paths[i], done);
 		done += progress_file_size(paths[i]);
 	}
-	return 0;
+	if (rk->n)
+		return 0;
+	progress_end();
+	error_msg("none of the %zu dumps could be read", n);
+	return -1;
 }
 
 /* Sort the ranks, keeping each dump's path beside its model. */
@@ -173,13 +186,11 @@ struct ranks *ranks_load(char **paths, size_t n)
 {
 	struct ranks *rk = xcalloc(1, sizeof(*rk));
 
-	rk->n = n;
 	rk->r = xcalloc(n, sizeof(*rk->r));
 	rk->dumps = xcalloc(n, sizeof(*rk->dumps));
 	rk->slow = rk->why = -1;
 	progress_begin("reading dumps", 2 * total_size(paths, n));
-	if (load_models(rk, paths) < 0) {
-		rk->n = 0;
+	if (load_models(rk, paths, n) < 0) {
 		ranks_free(rk);
 		return NULL;
 	}

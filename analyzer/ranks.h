@@ -57,7 +57,8 @@ struct rank_dump {
 };
 
 struct ranks {
-	size_t n;
+	size_t n;                   /* dumps read */
+	size_t skipped;             /* dumps that could not be read */
 	struct rank_dump *r;        /* by rank */
 	struct export_dump *dumps;  /* the same order, for the exports */
 	size_t hosts;

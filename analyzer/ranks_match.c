@@ -235,8 +235,8 @@ static void align(struct match *mt)
 	}
 	if (rk->hosts > 1 && used)
 		snprintf(rk->clock, sizeof(rk->clock), "%zu hosts: aligned on "
-			 "%zu collectives (the earliest rank of each host)%s",
-			 rk->hosts, used, missed ? "; some hosts on "
+			 "%zu collective%s (the earliest rank of each host)%s",
+			 rk->hosts, used, plural(used, "", "s"), missed ? "; some hosts on "
 			 "CLOCK_REALTIME only" : "");
 	for (size_t i = 0; i < mt->nheld; i++) {
 		account(mt, &mt->g[mt->held[i].group], mt->held[i].t0);

@@ -14,6 +14,7 @@
 #include "analyzer/nccl.h"
 #include "analyzer/ranks.h"
 #include "analyzer/report.h"
+#include "analyzer/stdin_dump.h"
 #include "analyzer/table.h"
 #include "analyzer/units.h"
 #include "analyzer/util.h"
@@ -29,7 +30,7 @@ const char *rank_cost_name(enum rank_cost c)
 		[COST_LAUNCH] = "kernel launches (host time)",
 		[COST_HOSTMEM] = "pinned memory calls",
 		[COST_NCCL] = "NCCL calls (host time)",
-		[COST_GPU] = "GPU work (busy time)",
+		[COST_GPU] = "GPU work (kernels, copies running)",
 	};
 
 	return c < COST_KINDS ? names[c] : "?";
@@ -37,7 +38,7 @@ const char *rank_cost_name(enum rank_cost c)
 
 static const char *const cost_keys[] = {
 	"outside_ns", "sync_ns", "copy_ns", "launch_ns", "hostmem_ns",
-	"nccl_host_ns", "gpu_busy_ns",
+	"nccl_host_ns", "gpu_active_ns",
 };
 
 static uint64_t rows_total(const struct model *m, enum row_kind kind)
@@ -66,7 +67,7 @@ static uint64_t nccl_host(const struct model *m)
 
 static void costs(struct rank_dump *r)
 {
-	uint64_t busy, window, span;
+	uint64_t active, window, span;
 
 	for (int c = COST_SYNC; c <= COST_NCCL; c++)
 		r->cost_known[c] = 1;
@@ -82,9 +83,9 @@ static void costs(struct rank_dump *r)
 		r->cost[COST_OUTSIDE] = span > r->traced_at_last ?
 					span - r->traced_at_last : 0;
 	}
-	if (facts_gpu_busy(r->m, &busy, &window)) {
+	if (facts_gpu_active(r->m, &active, &window)) {
 		r->cost_known[COST_GPU] = 1;
-		r->cost[COST_GPU] = busy;
+		r->cost[COST_GPU] = active;
 	}
 }
 
@@ -241,7 +242,7 @@ static void ranks_table(FILE *out, const struct ranks *rk)
 		table_add(&t, cells);
 	}
 	fprintf(out, "\nRanks\n");
-	table_print(out, &t, 100);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 
@@ -250,7 +251,7 @@ static void cost_table(FILE *out, const struct ranks *rk)
 	static const struct table_column cols[] = {
 		{ "Rank", 1 }, { "Outside CUDA", 0 }, { "Waits", 0 },
 		{ "Copies", 0 }, { "Launches", 0 }, { "NCCL host", 0 },
-		{ "Pinned", 0 }, { "GPU busy", 0 },
+		{ "Pinned", 0 }, { "GPU active", 0 },
 	};
 	static const int order[] = {
 		COST_OUTSIDE, COST_SYNC, COST_COPY, COST_LAUNCH, COST_NCCL,
@@ -269,7 +270,7 @@ static void cost_table(FILE *out, const struct ranks *rk)
 	}
 	fprintf(out, "\nWhere each rank's time went (host time; outside CUDA: "
 		"between its first and last collective)\n");
-	table_print(out, &t, 100);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 
@@ -282,9 +283,9 @@ static void straggler_table(FILE *out, const struct ranks *rk)
 	char b[5][UNITS_BUF];
 	struct table t;
 
-	fprintf(out, "\nStragglers (%" PRIu64 " collectives matched on %zu "
-		"communicator%s", rk->matched, rk->groups,
-		rk->groups == 1 ? "" : "s");
+	fprintf(out, "\nStragglers (%" PRIu64 " collective%s matched on %zu "
+		"communicator%s", rk->matched, plural(rk->matched, "", "s"),
+		rk->groups, plural(rk->groups, "", "s"));
 	if (rk->unmatched)
 		fprintf(out, "; %" PRIu64 " entered by some ranks only",
 			rk->unmatched);
@@ -305,15 +306,18 @@ static void straggler_table(FILE *out, const struct ranks *rk)
 		if (r->colls)
 			table_add(&t, cells);
 	}
-	table_print(out, &t, 100);
+	table_print(out, &t, report_width());
 	table_release(&t);
 }
 
 void ranks_report_text(FILE *out, const struct ranks *rk, size_t top)
 {
 	(void)top;
-	fprintf(out, "gputrace ranks: %zu dumps, %zu host%s\n", rk->n, rk->hosts,
-		rk->hosts == 1 ? "" : "s");
+	fprintf(out, "gputrace ranks: %zu dump%s, %zu host%s", rk->n,
+		plural(rk->n, "", "s"), rk->hosts, plural(rk->hosts, "", "s"));
+	if (rk->skipped)
+		fprintf(out, " (%zu more could not be read)", rk->skipped);
+	fputs("\n", out);
 	fprintf(out, "clock: %s\n", rk->clock);
 	if (rk->finding[0]) {
 		fprintf(out, "\nFinding\n");
@@ -341,7 +345,7 @@ static void rank_json(struct json *j, const struct ranks *rk, size_t i)
 	json_key(j, "label");
 	json_string(j, rk->dumps[i].label);
 	json_key(j, "path");
-	json_string(j, rk->dumps[i].path);
+	json_string(j, dump_name(rk->dumps[i].path));
 	json_key(j, "host");
 	json_string(j, r->m->host);
 	put_u(j, "pid", r->m->pid);
@@ -371,6 +375,7 @@ void ranks_report_json(FILE *out, const struct ranks *rk)
 	json_init(&j, out);
 	json_begin_object(&j);
 	put_u(&j, "dumps", rk->n);
+	put_u(&j, "dumps_unread", rk->skipped);
 	put_u(&j, "hosts", rk->hosts);
 	json_key(&j, "clock");
 	json_string(&j, rk->clock);

@@ -51,8 +51,7 @@ static void launch_cells(const struct row *r, char (*buf)[UNITS_BUF],
 {
 	static char name[512];          /* the table copies its cells */
 
-	short_kernel_name(r->name, name, sizeof(name));
-	cells[0] = name;
+	cells[0] = report_kernel_name(r->name, name, sizeof(name));
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
 	cells[3] = mean(buf[3], r);
@@ -198,7 +197,7 @@ static void print_section(FILE *out, const struct model *m,
 		shown = top && top < n ? top : n;
 		fill_table(&t, s, rows, shown);
 		if (n)
-			table_print(out, &t, REPORT_WIDTH);
+			table_print(out, &t, report_width());
 		else
 			fputs("  (none)\n", out);
 		if (shown < n)
@@ -238,8 +237,9 @@ static void print_header(FILE *out, const struct model *m)
 		report_line(out, "warning: the dump ends early: the program did not "
 		     "finish tracing");
 	if (m->dropped)
-		report_line(out, "warning: %" PRIu64 " events were dropped: counts "
-		     "and times below are low", m->dropped);
+		report_line(out, "warning: %" PRIu64 " %s dropped: counts "
+		     "and times below are low", m->dropped,
+		     plural(m->dropped, "event was", "events were"));
 	for (i = 0; i < m->nr_notes && i < MODEL_NOTES; i++)
 		report_wrap(out, "note: ", "      ", m->notes[i].text);
 	if (m->nr_notes > MODEL_NOTES)

@@ -42,3 +42,9 @@ const char *fmt_bytes(char *buf, size_t size, uint64_t bytes)
 
 	return fmt_scaled(buf, size, bytes, 1024, units, 7);
 }
+
+const char *fmt_share(char *buf, size_t size, uint64_t part, uint64_t whole)
+{
+	snprintf(buf, size, "%.1f%%", whole ? 100.0 * (double)part / (double)whole : 0);
+	return buf;
+}

@@ -41,6 +41,13 @@ char *xmemdupz(const void *s, size_t len);
 /* printf into a new string. */
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
+/* The word for a count of n: one if n is 1, else many ("copy", "copies";
+ * "", "s" for a plural in -s). */
+static inline const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* a + b, stuck at UINT64_MAX instead of wrapping around. */
 static inline uint64_t sat_add(uint64_t a, uint64_t b)
 {

@@ -12,6 +12,7 @@
 #include "analyzer/gpu.h"
 #include "analyzer/memory.h"
 #include "analyzer/units.h"
+#include "analyzer/util.h"
 
 struct ctx {
 	const struct model *m;
@@ -125,8 +126,9 @@ static void findings_evidence(struct ctx *c, int *pageable, int *waited)
 	for (int i = 0; i < n; i++) {
 		char b[UNITS_BUF], t[UNITS_BUF];
 
-		EV("%llu %s: %s, %s of host time", (unsigned long long)f[i].calls,
-		   f[i].id, fmt_bytes(b, sizeof(b), f[i].bytes),
+		EV("%s: %llu call%s, %s, %s of host time", f[i].id,
+		   (unsigned long long)f[i].calls, plural(f[i].calls, "", "s"),
+		   fmt_bytes(b, sizeof(b), f[i].bytes),
 		   fmt_ns(t, sizeof(t), f[i].ns));
 		*pageable |= f[i].kind == FIND_PAGEABLE || f[i].kind == FIND_STAGED;
 		*waited |= f[i].kind == FIND_SYNC_PINNED;
@@ -145,8 +147,8 @@ static void batch_texts(struct ctx *c)
 	char b[64], m1[UNITS_BUF], m2[UNITS_BUF];
 
 	if (c->gpu)
-		EV("GPU idle between short kernels%s: %.0f%% (launching %.0f%%), busy "
-		   "%.0f%%", per_step(c, d->steady.cause[IC_LAUNCH] +
+		EV("GPU idle between short kernels%s: %.0f%% (launching %.0f%%), GPU "
+		   "busy %.1f%%", per_step(c, d->steady.cause[IC_LAUNCH] +
 				      d->steady.cause[IC_LATENCY], b),
 		   100 * share(c, d->steady.cause[IC_LAUNCH] + d->steady.cause[IC_LATENCY]),
 		   100 * share(c, d->steady.cause[IC_LAUNCH]),
@@ -312,14 +314,15 @@ static void kernel_texts(struct ctx *c)
 		   100 * share(c, d->steady.cause[IC_LAUNCH]),
 		   100 * share(c, d->steady.cause[IC_LATENCY]));
 		if (k)
-			EV("%llu kernels, %.0f%% under 10 us; mean GPU time %s per "
+			EV("%llu kernel%s, %.0f%% under 10 us; mean GPU time %s per "
 			   "kernel against %s of host launch time",
-			   (unsigned long long)k, 100.0 * d->region_small / k,
+			   (unsigned long long)k, plural(k, "", "s"), 100.0 * d->region_small / k,
 			   fmt_ns(a, sizeof(a), d->region_kernel_ns / k),
 			   fmt_ns(b, sizeof(b), d->region_launches ?
 				  d->region_launch_ns / d->region_launches : 0));
 		if (k && d->steps.mean && d->steps.period)
-			EV("%u GPU calls per step", d->steps.period);
+			EV("%u GPU call%s per step", d->steps.period,
+			   plural(d->steps.period, "", "s"));
 	} else {
 		EV("host inside launch calls %.0f%% of the time (GPU side unknown)",
 		   100 * share(c, d->host.state[HC_FEED]));
@@ -364,7 +367,7 @@ static void env_texts(struct ctx *c)
 static void healthy_texts(struct ctx *c)
 {
 	if (c->gpu)
-		EV("GPU busy with compute kernels %.0f%% of the steady state",
+		EV("GPU busy %.1f%% (compute kernels running, steady state)",
 		   100 * share(c, c->d->steady.busy_ns));
 	else
 		EV("host waiting on the GPU %.0f%% of the time (GPU side unknown)",

@@ -185,8 +185,8 @@ is($g->{records}{name_mismatch}, 1, 'one named otherwise than its launch');
 is($g->{dropped}{cupti}, 3, 'CUPTI drops');
 cmp_ok(abs($g->{clock}{drift_ppm} - PPM), '<', 0.5, 'drift found');
 # (GPU durations are CUPTI's: in host time they are PPM shorter)
-cmp_ok(abs($g->{busy_ns} - union_len(@busy)), '<=', union_len(@busy) * PPM * 2e-6,
-       'busy = the union of the intervals (' . union_len(@busy) . ')');
+cmp_ok(abs($g->{active_ns} - union_len(@busy)), '<=', union_len(@busy) * PPM * 2e-6,
+       'active = the union of the intervals (' . union_len(@busy) . ')');
 
 my %k = map { $_->{symbol} => $_ } @{ $j->{kernels} };
 is($k{_Z1av}{gpu_calls}, 6, 'a: GPU runs (one at the edge)');

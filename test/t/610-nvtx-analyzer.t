@@ -113,7 +113,7 @@ subtest 'ranges from recorded events' => sub {
 		  'marks');
 	is_deeply($j->{nvtx_info}{categories},
 		  [{ domain => '', category => 3, name => 'phase' }], 'categories');
-	is($rows{'outer/'}{gpu_busy_ns}, 0, 'no GPU records: GPU busy 0');
+	is($rows{'outer/'}{gpu_active_ns}, 0, 'no GPU records: GPU active 0');
 	ok(!$j->{nvtx_info}{gpu_known}, 'and said to be unknown');
 	is($j->{events}, 17, 'NVTX events are events');
 	is($j->{kernels}[0]{calls}, 3, 'launches still counted');

@@ -74,6 +74,17 @@ is(q1("SELECT datatype, count FROM nccl_calls LIMIT 1"), 'ncclFloat32|1048576',
    'NCCL arguments');
 is(q1('SELECT count(DISTINCT uid_hash) FROM nccl_comms'), 1, 'one communicator');
 
+# Every table but dumps names its dump in a column `dump`; dumps has `id`.
+# The documentation says just that.
+my @no_dump = grep { $_ ne 'dumps' && q1("SELECT count(*) FROM pragma_table_info('$_') "
+					  . "WHERE name = 'dump'") ne '1' } sort keys %tables;
+is_deeply(\@no_dump, [], 'every table but dumps has a dump column');
+is(q1("SELECT group_concat(name) FROM pragma_table_info('dumps') WHERE name IN ('id', 'dump')"),
+   'id', 'the dumps table has id, not dump');
+my $docs = join('', map { GtDump::slurp($_) } "$FindBin::Bin/../../README.md",
+		glob("$FindBin::Bin/../../docs/*.md"));
+unlike($docs, qr/[Ee]very table has `dump`/, 'the docs do not say every table has dump');
+
 $res = run_analyzer('--sqlite', "$dir/no/such/x.db", $path);
 is($res->{exit}, 2, 'unwritable: exit 2');
 like($res->{err}, qr{cannot write '.*x\.db'}, 'says so');

@@ -130,15 +130,36 @@ subtest 'a DataLoader worker dump (no NCCL) is summarised, not matched' => sub {
 	like($wk->{label}, qr/^rank 0 pid 555$/, 'labelled by its pid');
 };
 
-subtest 'bad input among several dumps: exit 2' => sub {
+# A dump that cannot be read is left out with a warning naming it and
+# why; the others are analyzed.  Only when none can be read: exit 2.
+subtest 'bad input among several dumps: left out' => sub {
 	my $dir = tempdir(CLEANUP => 1);
-	my @p = GtMore::job(dir => $dir, ranks => 2, slow => 1, late_ns => LATE, steps => 2);
+	my @p = GtMore::job(dir => $dir, ranks => 3, slow => 1, late_ns => LATE, steps => 2);
 	open(my $fh, '>', "$dir/junk.bin") or die;
 	print $fh "not a dump";
 	close($fh);
 	my $res = run_analyzer(@p, "$dir/junk.bin");
-	is($res->{exit}, 2, 'exit 2');
-	like($res->{err}, qr/junk\.bin' is not a gputrace dump/, 'says which');
+	is($res->{exit}, 0, 'a file that is no dump: exit 0') or diag($res->{err});
+	like($res->{err}, qr/^warning: '[^']*junk\.bin' is not a gputrace dump \(bad magic\); left out/m,
+	     'a file that is no dump: says which and why');
+	like($res->{out}, qr/^gputrace ranks: 3 dumps, 1 host \(1 more could not be read\)$/m,
+	     'a file that is no dump: the others analyzed');
+
+	# A dump of a folder, corrupt after its header: a chunk over the limit.
+	my $bytes = GtDump::slurp($p[1]);
+	substr($bytes, 64 + 4, 4) = pack('V', 0xffffffff);
+	GtDump->new->write($p[1], $bytes);
+	$res = run_analyzer('--json', $dir);
+	my $j = eval { JSON::PP->new->decode($res->{out}) };
+	is($res->{exit}, 0, 'a corrupt dump in a folder: exit 0') or diag($res->{err});
+	like($res->{err}, qr/^warning: '[^']*rank1\.bin' is corrupt at byte 64: chunk of \d+ bytes is over/m,
+	     'a corrupt dump in a folder: says which and why');
+	is($j && $j->{dumps}, 2, 'a corrupt dump in a folder: the two others analyzed');
+	is($j && $j->{dumps_unread}, 1, 'a corrupt dump in a folder: counted');
+
+	$res = run_analyzer($p[1], "$dir/junk.bin");
+	is($res->{exit}, 2, 'none readable: exit 2');
+	like($res->{err}, qr/none of the 2 dumps could be read/, 'none readable: says so');
 	my $empty = tempdir(CLEANUP => 1);
 	$res = run_analyzer($empty);
 	is($res->{exit}, 2, 'empty folder: exit 2');

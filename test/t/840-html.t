@@ -37,7 +37,7 @@ like($page, qr{<rect class="host"[^>]*fill="#c44e52"><title>waits for the GPU}, 
 like($page, qr{id="chart-$_"}, "chart $_") for qw(idle kernels copies);
 like($page, qr{<table id="table-$_"}, "table $_") for qw(kernels copy-classes waits nvtx);
 like($page, qr{<td>step</td><td class="n">2</td>}, 'the kernel row');
-like($page, qr{copies of pageable host memory}, 'the pageable-copy finding');
+like($page, qr{1 copy of pageable host memory}, 'the pageable-copy finding, in the singular');
 
 SKIP: {
 	my $dom = `'$render' dom '$html'`;

@@ -1,0 +1,82 @@
+#!/usr/bin/perl
+# 26-analyzer-width.t - names are not cut short: a file or a pipe gets no
+# width limit, COLUMNS or a terminal's width is kept to (prose wrapped at
+# word boundaries, never cut), --wide gives whole demangled names, and
+# JSON always has them.  On the shipped sample, whose seven
+# multi_tensor_apply_kernel rows looked alike when cut at 50 characters.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use JSON::PP;
+use List::Util qw(max);
+use Test::More;
+
+use GtDump qw(:DEFAULT run_analyzer);
+
+plan skip_all => 'analyzer not built' unless -x GtDump::analyzer_path();
+
+my $sample = "$FindBin::Bin/../../examples/sample-pytorch.bin";
+delete $ENV{COLUMNS};
+
+# The rows of the host-side kernel table.
+sub kernel_rows {
+	my ($text) = @_;
+	my ($table) = $text =~ /^Kernels \(host time per launch\)\n(.*?)\n\n/ms;
+
+	return grep { !/^  Kernel / } split /\n/, $table // '';
+}
+
+# The verdict, its wrapped lines joined.
+sub verdict {
+	my ($text) = @_;
+	my ($v) = $text =~ /^(Verdict: .*?)\n  \S/ms;
+
+	return ($v // '') =~ s/\n\s+/ /gr;
+}
+
+my $res = run_analyzer('--top', '0', $sample);
+is($res->{exit}, 0, 'piped: exit 0');
+my @rows = kernel_rows($res->{out});
+my @multi = grep { /multi_tensor_apply_kernel/ } @rows;
+is(scalar(@multi), 7, 'piped: seven multi_tensor_apply_kernel rows');
+my %seen = map { (/^  (\S.*?)\s{2,}\d/)[0] => 1 } @multi;
+is(scalar(keys %seen), 7, 'piped: told apart');
+is_deeply([grep { /\.\.\.\s{2,}\d/ } @rows], [], 'piped: no name cut');
+like(verdict($res->{out}), qr/idle: launching 55%, cpu_preprocessing 38%, sync 2%, launch_latency 1%$/,
+     'piped: the verdict whole');
+unlike($res->{out}, qr/\.\.\.$/m, 'piped: no line cut');
+
+$ENV{COLUMNS} = 100;
+$res = run_analyzer($sample);
+my @long = grep { length($_) > 100 } split /\n/, $res->{out};
+is_deeply(\@long, [], 'COLUMNS=100: every line fits');
+like(verdict($res->{out}), qr/cpu_preprocessing 38%, sync 2%, launch_latency 1%$/,
+     'COLUMNS=100: the verdict wrapped, not cut');
+unlike($res->{out}, qr/^(?:Verdict|  Why|  Change|  Next).*\.\.\.$/m, 'COLUMNS=100: no prose cut');
+
+$ENV{COLUMNS} = 80;
+$res = run_analyzer('--wide', $sample);
+@rows = kernel_rows($res->{out});
+ok((grep { /\Qat::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>\E.*\(/ } @rows),
+   '--wide: whole demangled names, COLUMNS or not');
+ok(max(map { length } @rows) > 300, '--wide: no width limit');
+delete $ENV{COLUMNS};
+
+$res = run_analyzer('--json', $sample);
+my $j = decode_json($res->{out});
+my @names = map { $_->{name} } @{ $j->{kernels} };
+is(scalar(grep { /multi_tensor_apply_kernel/ && /\(anonymous namespace\)/ && /\)$/ } @names), 7,
+   'JSON: whole names');
+
+SKIP: {
+	skip 'no script command (bsdutils)', 2
+		unless system('script -V >/dev/null 2>&1') == 0;
+	my $cmd = "stty cols 90; exec '" . GtDump::analyzer_path() . "' '$sample'";
+	my $out = `script -qec "$cmd" /dev/null 2>&1`;
+
+	$out =~ s/\r//g;
+	like($out, qr/^Verdict: /m, 'terminal: a report');
+	is_deeply([grep { length($_) > 90 } split /\n/, $out], [], 'terminal of 90 columns: every line fits');
+}
+done_testing();
