@@ -720,7 +720,7 @@ static void gpu_cycle(int final)
 /* The dump ends: every event is in, so a run with none can say why. */
 static void gpu_end(void)
 {
-	if (gw.generation == atomic_load(&gt_generation) && gw.phase != P_START)
+	if (gw.generation == atomic_load(&gt_mark->generation) && gw.phase != P_START)
 		note_no_window();
 }
 
