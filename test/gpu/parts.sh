@@ -33,7 +33,7 @@ diagnosis)
 overhead)
 	checks=check_overhead
 	export GT_BENCH_SKIP=${GT_BENCH_SKIP:-analyzer-speed,overhead-launch,overhead-torch-compute,cupti-residue}
-	limit=560 ;;
+	limit=530 ;;
 compute)
 	checks=check_overhead
 	export GT_BENCH_SKIP=${GT_BENCH_SKIP:-analyzer-speed,overhead-launch,overhead-torch-launch}
