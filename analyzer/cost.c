@@ -264,7 +264,17 @@ static void measure(struct acc *a, const struct step *st, size_t n, size_t first
 	}
 }
 
-/* Each window measured (clock windows too when there are only those). */
+/* Whether the steps of [first, last] are of one pattern (no gap inside). */
+static int one_pattern(const struct step *st, size_t first, size_t last)
+{
+	for (size_t k = first + 1; k <= last; k++)
+		if (st[k].after_gap)
+			return 0;
+	return 1;
+}
+
+/* Each window measured (clock windows too when there are only those);
+ * a window across a change of pattern is left out. */
 static void measure_all(struct cost_figures *f, struct acc *a, const struct step *st,
 			size_t n, const struct span *sp, size_t ns)
 {
@@ -279,7 +289,9 @@ static void measure_all(struct cost_figures *f, struct acc *a, const struct step
 			continue;
 		while (j + 1 < n && st[j + 1].span == st[i].span)
 			j++;
-		if (!steady || !sp[st[i].span].clock)
+		if (!one_pattern(st, i, j))
+			f->left_out++, f->mixed++;
+		else if (!steady || !sp[st[i].span].clock)
 			measure(a, st, n, i, j);
 		else
 			f->left_out++;
@@ -420,10 +432,14 @@ void cost_report_text(FILE *out, const struct model *m)
 		"the %llu steps; %+.2f%% overall\n", 100 * f->inside,
 		fmt_ns(a, sizeof(a), f->in_p50), fmt_ns(b, sizeof(b), f->out_p50),
 		100 * f->covered, (unsigned long long)f->steps, 100 * f->overall);
-	if (f->left_out)
+	if (f->left_out > f->mixed)
 		fprintf(out, "  (%llu window%s by the clock left out: %s before the steps "
-			"were steady)\n", (unsigned long long)f->left_out,
-			f->left_out == 1 ? "" : "s", f->left_out == 1 ? "it opened" : "they opened");
+			"were steady)\n", (unsigned long long)(f->left_out - f->mixed),
+			f->left_out - f->mixed == 1 ? "" : "s",
+			f->left_out - f->mixed == 1 ? "it opened" : "they opened");
+	if (f->mixed)
+		fprintf(out, "  (%llu window%s across a change of the step pattern left out)\n",
+			(unsigned long long)f->mixed, f->mixed == 1 ? "" : "s");
 	if (f->have_after)
 		fprintf(out, "  after the first window (CUPTI off again): %+.1f%% per step "
 			"against the steps just before it (%s against %s)\n",

@@ -29,7 +29,8 @@ struct model;
 struct cost_figures {
 	uint64_t steps, in;             /* steps, and those inside windows */
 	uint64_t before, after;         /* around the first window measured */
-	uint64_t left_out;              /* windows by the clock, left out */
+	uint64_t left_out;              /* windows left out: by the clock, or */
+	uint64_t mixed;                 /* ... across a change of pattern */
 	uint64_t in_p50, out_p50, before_p50, after_p50;   /* ns */
 	uint64_t in_ns, all_ns;                 /* their sums */
 	double inside;          /* per step inside windows, over outside: +0.04 */

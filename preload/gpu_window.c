@@ -46,6 +46,8 @@
 #define TRIGGER_EVERY_MS 200        /* GPUTRACE_GPU_TRIGGER looked for */
 #define STEP_CAP 3                  /* a steps window closes by this many
                                        times its expected length at most */
+#define SHORT_RETRIES 3             /* windows without their steps that may
+                                       each be followed by another at once */
 
 struct gt_gpu_cfg gt_gpu_cfg;
 atomic_int gt_cupti_early_done;
@@ -66,6 +68,7 @@ static struct {
 	uint64_t next_open, opened, closed, attach;
 	uint64_t steps_windows;     /* windows that covered whole steps so far */
 	int short_window;           /* the last closed without its steps */
+	uint32_t short_run;         /* ... and those before it, in a row */
 	uint64_t last_trigger;      /* when the trigger file was last looked for */
 	int trigger_stuck;          /* it is there, and could not be removed */
 	int range_done;
@@ -508,11 +511,29 @@ static int triggered(uint64_t now)
 	return 1;
 }
 
-/* Whether the steps still come: none for STEP_CAP steps (and the
- * writer's lag) means they stopped. */
+/*
+ * Whether the steps still come: calls that made no step for STEP_CAP
+ * steps, or no call for a second more, mean they stopped.  Measured on
+ * the calls drained, not on the clock: a writer cycle that runs late
+ * (CUPTI's buffers to take in) stops nothing.
+ */
 static int steps_alive(uint64_t now, const struct gt_steps_view *v)
 {
-	return now <= v->last_ns + STEP_CAP * v->median_ns + 200 * MS;
+	uint64_t slack = STEP_CAP * v->median_ns + 50 * MS;
+
+	return v->last_call_ns <= v->last_ns + slack &&
+	       now <= v->last_call_ns + slack + 1000 * MS;
+}
+
+/* After a window that closed without its steps, the next steady steps
+ * may have one before the period: once steps come again (as many as the
+ * steadiness needs twice), and at most SHORT_RETRIES times in a row. */
+static int retry_short(const struct gt_steps_view *v)
+{
+	uint64_t first;
+
+	return gw.short_window && gw.short_run <= SHORT_RETRIES &&
+	       gt_steps_bounds_after(gw.closed, &first) >= 2 * (uint64_t)gt_steps_steady_n();
 }
 
 /* Why a window should open now (enum gt_window_reason), or 0. */
@@ -530,7 +551,7 @@ static uint32_t due_reason(uint64_t now)
 		       v->count + 1 >= gt_gpu_cfg.range_lo ? GT_WINDOW_RANGE : 0;
 	if (v->source && !gt_gpu_cfg.place_clock)
 		return v->steady && steps_alive(now, v) &&
-		       (!gw.steps_windows || gw.short_window || now >= gw.next_open)
+		       (!gw.steps_windows || retry_short(v) || now >= gw.next_open)
 		       ? GT_WINDOW_STEPS : 0;
 	return now >= gw.next_open ? GT_WINDOW_CLOCK : 0;
 }
@@ -562,11 +583,13 @@ static int steps_window_done(uint64_t now, const struct gt_steps_view *v, uint64
 	if (whole >= gt_gpu_cfg.window_steps && span >= len) {
 		gw.steps_windows++;
 		gw.short_window = 0;
+		gw.short_run = 0;
 		return 1;
 	}
 	if (!stopped && now - gw.opened < STEP_CAP * expected)
 		return 0;
 	gw.short_window = 1;
+	gw.short_run++;
 	return 1;
 }
 

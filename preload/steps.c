@@ -311,6 +311,7 @@ void gt_steps_call(uint32_t tid, uint32_t tok, uint32_t func, uint64_t t)
 	size_t at;
 
 	if (st.marker) {
+		st.mark.last_t = t;
 		if (st.marker == GT_STEPS_KERNEL && func < st.nmarked &&
 		    (st.marked[func >> 3] >> (func & 7) & 1))
 			add_bound(&st.mark, t);
@@ -342,6 +343,8 @@ static uint32_t marker_id(void)
 
 void gt_steps_nvtx(uint32_t msg, uint64_t t)
 {
+	if (t > st.mark.last_t)
+		st.mark.last_t = t;
 	if (st.marker == GT_STEPS_NVTX && msg && msg == marker_id())
 		add_bound(&st.mark, t);
 }
@@ -460,6 +463,7 @@ static void update_view(void)
 	v->source = st.marker ? (uint32_t)st.marker : GT_STEPS_PATTERN;
 	v->count = st.seq + bounds_after(p, st.emitted_t);
 	v->last_ns = p->b[(p->nb - 1) % ST_HIST];
+	v->last_call_ns = p->last_t;
 	v->median_ns = median_step(p, ST_MEDIAN_OF);
 	fresh = steps_after(p, st.last_new);
 	if (fresh < st.steady_n)
@@ -554,6 +558,11 @@ void gt_steps_end(void)
 		if (st.th[i] && !st.th[i]->period && st.th[i]->seen > st.th[i]->checked)
 			check(st.th[i], 1);
 	gt_steps_cycle(1);
+}
+
+uint32_t gt_steps_steady_n(void)
+{
+	return st.steady_n;
 }
 
 const struct gt_steps_view *gt_steps_view(void)

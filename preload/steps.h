@@ -31,6 +31,7 @@ struct gt_steps_view {
 	uint32_t source;            /* enum gt_step_source, 0: none found */
 	uint64_t count;             /* boundaries found so far (the last's seq) */
 	uint64_t last_ns;           /* the last boundary */
+	uint64_t last_call_ns;      /* the last GPU call of the steps' thread */
 	uint64_t median_ns;         /* median of the recent steps, 0 unknown */
 	int steady;
 	const char *why;            /* not steady (or none): why, for notes */
@@ -60,6 +61,9 @@ void gt_steps_cycle(int final);
 void gt_steps_end(void);
 
 const struct gt_steps_view *gt_steps_view(void);
+
+/* GPUTRACE_GPU_STEADY_STEPS. */
+uint32_t gt_steps_steady_n(void);
 
 /* Boundaries of the primary steps after t (of the last 256), and the
  * first of them in *first. */

@@ -104,7 +104,7 @@ def check_frameworks():
         table.append((name, launches(j), j["events"], j["dropped"]))
 
 
-def check_overhead():
+def check_launch_quick():
     exe = os.path.join(WORK, "vecadd")
     plain, traced = [], []
     for _ in range(5):
@@ -131,7 +131,7 @@ def plugins():
 def main():
     build()
     only = os.environ.get("GT_CHECKS")      # e.g. "check_cuda,check_nccl"
-    checks = [check_cuda, check_torch, check_frameworks, check_overhead] + list(plugins())
+    checks = [check_cuda, check_torch, check_frameworks, check_launch_quick] + list(plugins())
     for check in checks:
         name = getattr(check, "__module__", "") if check.__name__ == "run" else check.__name__
         if only and name not in only.split(","):

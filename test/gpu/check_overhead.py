@@ -53,7 +53,7 @@ LAUNCH_ROUNDS = int(os.environ.get("GT_BENCH_LAUNCH_ROUNDS", "2" if QUICK else "
 # (timed steps, warm-up steps): few warm-up steps, so that the default's
 # first window (as soon as the steps are steady, about the tenth) falls in
 # the timed part, as every window of a long run would.
-TORCH_STEPS = {"launch": (60, 5) if QUICK else (1400, 5),
+TORCH_STEPS = {"launch": (60, 5) if QUICK else (800, 5),
                "compute": (10, 3) if QUICK else (200, 5)}
 PROFILED_STEPS = {"launch": 60 if QUICK else 300, "compute": 10 if QUICK else 60}
 BIG_EVENTS = (2_000_000, 4_000_000) if QUICK else (20_000_000, 40_000_000)
@@ -173,15 +173,17 @@ def bench_launch():
 
 # The default GPU windows cover 10 whole steps and 500 ms or more once the
 # steps are steady, then again every 30 s: in a run of hours, 1/60 of the
-# time.  The timed part of a run here is about 7 s: one whole default
-# window would be 1/14 of it and weigh the windows four times what
-# training pays; so "default" here is the default at 1/3.75 of its scale
-# (10 steps and 133 ms or more every 8 s: one window in the timed part,
-# about 1/50 of it, a little more than training pays), said in the table.  "default-unscaled" (no
+# time.  The timed part of a launch-bound run here is about 4 s: one whole
+# default window would be 1/8 of it and weigh the windows eight times what
+# training pays; so "default" here is the default at 1/7.7 of its scale
+# (10 steps and 65 ms or more every 3.9 s: one window in the timed part,
+# about 1/60 of it), said in the table.  Switching CUPTI on and off (some
+# 20 ms a window) then weighs 7.7 times what it does in training.  "default-unscaled" (no
 # setting at all, one 500 ms window in the run) is run too when asked
 # (GT_BENCH_UNSCALED=1).
-DEFAULT_SCALED = {"GPUTRACE_GPU_WINDOW_MS": "133", "GPUTRACE_GPU_PERIOD_MS": "8000"}
-SCALE_NOTE = "default windows at 1/3.75 scale (10 steps and 133 ms or more every 8 s)"
+DEFAULT_SCALED = {"GPUTRACE_GPU_WINDOW_MS": "65", "GPUTRACE_GPU_PERIOD_MS": "3900"}
+SCALE_NOTE = ("default windows at 1/7.7 scale (10 steps and 65 ms or more every 3.9 s, "
+              "one window in each run's timed part)")
 
 
 def torch_modes():

@@ -12,7 +12,8 @@
 #                                      copies, call sites, NCCL, ranks, CUPTI
 #                                      state costs
 #
-# Each builds, runs its checks under a time limit, and leaves at most eight
+# Each builds, runs its checks under a time limit (GT_PART_LIMIT seconds
+# instead of the part's own), and leaves at most eight
 # files in $OUT (the log, the tables, the sample dump, the diagnosis suite's
 # reports and dumps in one archive); the verdict lines
 # and the last table come last on stdout.  Exit status 0 only if all pass.
@@ -46,6 +47,7 @@ rest)
 	echo "usage: $0 core|diagnosis|overhead|compute|rest" >&2
 	exit 2 ;;
 esac
+limit=${GT_PART_LIMIT:-$limit}
 mkdir -p "$OUT"
 WORK=$(mktemp -d /tmp/gputrace-parts.XXXXXX)
 make -s -j"$(nproc)" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "FAIL build"; exit 1; }
