@@ -147,6 +147,10 @@ sub spawn {
 
 	die "fork: $!" unless defined $pid;
 	if ($pid == 0) {
+		# A shell without job control, nohup or a CI runner may start
+		# the suite with SIGINT and SIGQUIT ignored: the workloads
+		# start as from a terminal, with them at the default.
+		$SIG{$_} = 'DEFAULT' for qw(INT QUIT);
 		%ENV = %$env;
 		chdir($r->{cwd}) or POSIX::_exit(126);
 		open(STDOUT, '>', "$r->{dir}/stdout") or POSIX::_exit(126);
