@@ -185,20 +185,31 @@ static void print_dumps(const struct launcher_files *dumps)
 		launcher_msg("dump %s", dumps->names[i]);
 }
 
+static void restore_preload(char *old)
+{
+	if (old)
+		setenv("LD_PRELOAD", old, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	free(old);
+}
+
 /* Run the program traced; its wait status (-1: not run), dumps in dumps. */
 static int record(int argc, char **argv, struct launcher_files *dumps)
 {
 	struct record_opts o = { NULL, NULL, NULL };
 	struct launcher_files before, after;
-	char *tmpl;
+	char *tmpl, *old_preload;
 	int status;
 
 	parse_record(argc, argv, &o);
+	old_preload = getenv("LD_PRELOAD") ? strdup(getenv("LD_PRELOAD")) : NULL;
 	tmpl = set_env(&o);
 	if (!tmpl)
 		exit(LAUNCHER_EXIT_USAGE);
 	launcher_files_matching(tmpl, &before);
 	status = launcher_run_child(o.argv);
+	restore_preload(old_preload);   /* the analyzer (run) is not traced */
 	launcher_files_matching(tmpl, &after);
 	launcher_files_new(&after, &before, dumps);
 	launcher_files_release(&before);

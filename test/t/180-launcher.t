@@ -114,6 +114,11 @@ subtest 'run: record, then the report' => sub {
 	like($r->{stdout}, qr/^gputrace report: .*w_cudart 10 5$/m, 'the report');
 	like($r->{stdout}, qr/^Verdict: /m, 'with its verdict');
 
+	# (GPUTRACE_DEBUG=1: each process the library loads into says so)
+	$r = run_gt(['run', '--', w('w_cudart'), 2, 1], env => { GPUTRACE_DEBUG => 1 });
+	is(scalar(grep { /^gputrace: NCCL_PROFILER_PLUGIN=/ } split /\n/, $r->{stderr}), 1,
+	   'the program traced, the analyzer not') or diag($r->{stderr});
+
 	$r = run_gt(['run', '--', w('w_cudart'), '--exit=4', 2, 1]);
 	is($r->{exit}, 4, 'the program\'s exit status');
 	like($r->{stdout}, qr/^Verdict: /m, 'after the report');
