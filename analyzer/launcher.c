@@ -272,6 +272,7 @@ static int cmd_run(int argc, char **argv)
 {
 	char path[PATH_MAX];
 	struct launcher_files dumps;
+	char **av;
 	int status, report;
 
 	if (find_analyzer(path, sizeof(path)))
@@ -279,7 +280,9 @@ static int cmd_run(int argc, char **argv)
 	status = record(argc, argv, &dumps);
 	if (!dumps.n)
 		launcher_exit_like(status);
-	report = launcher_run_child(analyzer_argv(path, dumps.names, dumps.n));
+	av = analyzer_argv(path, dumps.names, dumps.n);
+	report = launcher_run_child(av);
+	free(av);
 	launcher_files_release(&dumps);
 	if (report != 0)
 		launcher_exit_like(report);
