@@ -65,7 +65,7 @@ void launcher_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void usage(int status)
+static __attribute__((noreturn)) void usage(int status)
 {
 	fputs(usage_text, status ? stderr : stdout);
 	exit(status);
