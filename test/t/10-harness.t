@@ -20,7 +20,7 @@ sub ignored_mask {
 			   trace => 0);
 	my ($hex) = $r->{stdout} =~ /^SigIgn:\s*([0-9a-f]+)$/m;
 
-	return defined $hex ? hex($hex) : undef;
+	return defined $hex ? hex(substr($hex, -8)) : undef;   # signals 1-32
 }
 
 my $bit = sub { 1 << ($_[0] - 1) };

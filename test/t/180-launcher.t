@@ -116,6 +116,17 @@ for my $sig (qw(TERM INT)) {
 	};
 }
 
+subtest 'a signal gputrace was started with ignored stays ignored' => sub {
+	my $r = run_gt(['record', '--', '/bin/sh', '-c', 'grep "^SigIgn:" /proc/$$/status']);
+	my $ign = GtRun::run(['/bin/sh', '-c', "trap '' INT; exec '$GT' record -- " .
+			      '/bin/sh -c \'grep "^SigIgn:" /proc/$$/status\''], trace => 0);
+	my $bit = sub { my ($h) = $_[0]{stdout} =~ /^SigIgn:\s*([0-9a-f]+)$/m;
+			return defined $h ? hex(substr($h, -8)) & 2 : -1 };
+
+	is($bit->($r), 0, 'SIGINT at the default: the program has it at the default');
+	is($bit->($ign), 2, 'SIGINT ignored: the program has it ignored');
+};
+
 subtest 'run: record, then the report' => sub {
 	my $r = run_gt(['run', '--', w('w_cudart'), 10, 5]);
 
