@@ -102,10 +102,12 @@ subtest 'the exit status, and a signal, are the program\'s' => sub {
 	like($r->{stderr}, qr{cannot run '/nonexistent/program'}, 'and why');
 };
 
+# w_kill makes its calls, prints its truth line, then waits 30 s: the
+# signal comes 2 to 3 s after the start, well after the calls
 for my $sig (qw(TERM INT)) {
 	subtest "SIG$sig sent to gputrace goes to the program" => sub {
 		my $r = run_gt(['record', '--', w('w_kill'), '_exit', 50, '--wait', 30000],
-			   signal => [$sig, 2], timeout => 60);
+			   signal => [$sig, 3], timeout => 60);
 		my @t = GtSafety::truths($r);
 		my $num = $sig eq 'TERM' ? 15 : 2;
 
