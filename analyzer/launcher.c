@@ -15,12 +15,14 @@
  * the library or the analyzer cannot be found, the analyzer's when it
  * fails after run.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyzer/launcher.h"
@@ -118,6 +120,26 @@ static char *absolute_template(const char *tmpl)
 	return out;
 }
 
+/*
+ * Make the folders of an absolute template that has no % in them (-o
+ * job/rank%r.bin: job/), as mkdir -p does; the library creates files only.
+ */
+static void make_folders(const char *tmpl)
+{
+	char *dir = strdup(tmpl), *slash = dir ? strrchr(dir, '/') : NULL;
+
+	if (slash && slash != dir && !memchr(dir, '%', (size_t)(slash - dir))) {
+		*slash = 0;
+		for (char *p = dir + 1; (p = strchr(p, '/')); *p++ = '/') {
+			*p = 0;
+			mkdir(dir, 0777);
+		}
+		if (mkdir(dir, 0777) && errno != EEXIST)
+			launcher_msg("cannot make the folder '%s': %s", dir, strerror(errno));
+	}
+	free(dir);
+}
+
 /* Is lib already one of the entries of LD_PRELOAD (colon or space separated)? */
 static int preloaded(const char *list, const char *lib)
 {
@@ -166,6 +188,8 @@ static char *set_env(const struct record_opts *o)
 		return NULL;
 	}
 	abs = absolute_template(tmpl && *tmpl ? tmpl : DEFAULT_TEMPLATE);
+	if (abs)
+		make_folders(abs);
 	if (!abs || add_preload(lib) || setenv("GPUTRACE_OUTPUT", abs, 1) ||
 	    (o->gpu && setenv("GPUTRACE_GPU", o->gpu, 1))) {
 		launcher_msg("cannot set the environment of '%s'", o->argv[0]);

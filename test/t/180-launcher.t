@@ -160,13 +160,13 @@ subtest 'analyze is gputrace-analyze' => sub {
 
 for my $kind (qw(torchrun mpirun)) {
 	subtest "ranks under $kind, named by %r" => sub {
-		my $r = run_gt(['record', '-o', 'rank%r.bin', '--', $FAKE_LAUNCHER, $kind, 2,
+		my $r = run_gt(['record', '-o', 'job/rank%r.bin', '--', $FAKE_LAUNCHER, $kind, 2,
 			    w('w_cudart'), 6, 3]);
 		my @listed = dump_lines($r);
 
 		is($r->{exit}, 0, 'exits 0') or diag($r->{stderr});
-		is_deeply(\@listed, ["$r->{dir}/rank0.bin", "$r->{dir}/rank1.bin"],
-			  'one dump per rank, listed') or return;
+		is_deeply(\@listed, ["$r->{dir}/job/rank0.bin", "$r->{dir}/job/rank1.bin"],
+			  'one dump per rank, listed, in the folder made for them') or return;
 		my @j = map { (GtSafety::analyze($_))[0] } @listed;
 		is($j[$_] && $j[$_]{rank}, $_, "rank$_.bin is rank $_") for 0, 1;
 		ok($j[0] && $j[0]{events} > 0 && $j[0]{events} == $j[1]{events},
