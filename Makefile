@@ -1,13 +1,20 @@
-# gputrace - see README.md.
+# gputrace - see README.md and docs/.
 #
-#   make              build build/libgputrace.so and build/gputrace-analyze
+#   make              build build/libgputrace.so, build/gputrace-analyze and
+#                     build/gputrace (the CUDA toolkit's and NCCL's headers
+#                     are needed for the library only)
+#   make analyzer     build the two commands alone: no CUDA headers needed
 #   make demo         trace an example on this GPU and analyze it (no GPU:
-#                     analyze the sample dump recorded on an H200)
-#   make deps         install the Debian packages the tests need
+#                     analyze the sample dump recorded on an H200; no CUDA
+#                     headers needed then)
+#   make deps         install the Debian packages the tests need (only those
+#                     missing, without recommended packages)
 #   make test         build the fakes and workloads, run every test (TAP, prove)
 #   make test-safety  the same under ASan+UBSan, the recording path under
 #                     TSan, and a 60 s fuzzing run (test/safety.mk)
-#   make install      install into $(DESTDIR)$(PREFIX)/{lib,bin}
+#   make install      install into $(DESTDIR)$(PREFIX): the library, the two
+#                     commands, their man pages, the format headers and
+#                     gputrace.pc; make uninstall removes them
 #   make clean
 #
 # Knobs: CUDA_HOME=/usr/local/cuda  PREFIX=/usr/local  DESTDIR=  V=1 (verbose)
@@ -15,6 +22,7 @@
 
 all::
 
+VERSION   := 0.9.0
 CUDA_HOME ?= /usr/local/cuda
 PREFIX    ?= /usr/local
 B         ?= build
@@ -32,6 +40,20 @@ SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-po
 endif
 CUDA_INC  := -isystem $(CUDA_HOME)/include
 
+# ---- the CUDA headers the library (and the tests' fakes) are built with -----
+# HEADER:where-it-comes-from; each is looked for where the compiler looks.
+CUDA_HEADERS := cuda.h:cuda-driver-dev cudaTypedefs.h:cuda-cudart-dev \
+		cupti.h:cuda-cupti-dev nccl.h:libnccl-dev \
+		nvtx3/nvToolsExt.h:cuda-nvtx
+cuda-headers:
+	@for hp in $(CUDA_HEADERS); do h=$${hp%%:*}; p=$${hp#*:}; \
+		printf '\043include <%s>\n' "$$h" | $(CC) $(CUDA_INC) -E -x c - \
+			>/dev/null 2>&1 && continue; \
+		echo "$$h not found under CUDA_HOME=$(CUDA_HOME): install the CUDA" \
+		     "toolkit ($$p) or set CUDA_HOME (make analyzer builds the" \
+		     "commands without it)" >&2; exit 1; \
+	done
+
 # ---- the preloaded library -------------------------------------------------
 PRELOAD_SRC := $(wildcard preload/*.c)
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(B)/%.o)
@@ -39,7 +61,8 @@ PRELOAD_CFLAGS := $(CFLAGS) $(CUDA_INC) -fPIC -fvisibility=hidden \
 		  -fno-omit-frame-pointer -ftls-model=initial-exec
 LIB := $(B)/libgputrace.so
 
-$(B)/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def) include/gputrace/*.h
+$(B)/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def) include/gputrace/*.h \
+		| cuda-headers
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<
 
@@ -57,9 +80,16 @@ ANALYZER_CFLAGS += -DHAVE_SQLITE
 ANALYZER_LIBS += -lsqlite3
 endif
 
-ANALYZER_SRC := $(wildcard analyzer/*.c)
+# The version both commands print; the launcher also knows where the
+# library is installed.
+ANALYZER_CFLAGS += -DGT_VERSION='"$(VERSION)"' -DGT_PREFIX='"$(PREFIX)"'
+
+LAUNCHER_SRC := $(wildcard analyzer/launcher*.c)
+ANALYZER_SRC := $(filter-out $(LAUNCHER_SRC),$(wildcard analyzer/*.c))
 ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(B)/%.o)
+LAUNCHER_OBJ := $(LAUNCHER_SRC:%.c=$(B)/%.o)
 ANALYZER := $(B)/gputrace-analyze
+LAUNCHER := $(B)/gputrace
 
 $(B)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/gputrace/*.h
 	@mkdir -p $(@D)
@@ -68,7 +98,12 @@ $(B)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/gputrace/*.h
 $(ANALYZER): $(ANALYZER_OBJ)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(ANALYZER_LIBS) -lstdc++ -lm
 
-all:: $(LIB) $(ANALYZER)
+$(LAUNCHER): $(LAUNCHER_OBJ)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^
+
+analyzer: $(ANALYZER) $(LAUNCHER)
+
+all:: $(LIB) $(ANALYZER) $(LAUNCHER)
 
 # ---- tests (no GPU: a fake driver built from the real cuda.h) -------------
 # Each test/*.mk adds what it builds to TEST_DEPS and its cmocka programs to
@@ -79,36 +114,60 @@ TEST_BINS :=
 CMOCKA_LIBS := -lcmocka
 -include $(wildcard test/*.mk)
 
+# The fakes and workloads are built from the CUDA headers too.
+$(filter-out $(ANALYZER),$(TEST_DEPS)) $(TEST_BINS): | cuda-headers
+
 test: all $(TEST_DEPS) $(TEST_BINS)
 	CMOCKA_MESSAGE_OUTPUT=TAP GT_BUILD=$(abspath $(B)) \
 		prove -f $(TEST_BINS) test/t/*.t
 
 # Debian packages the build and the tests need (CUDA comes from CUDA_HOME).
 DEB_DEPS := build-essential libcmocka-dev perl clang libclang-rt-dev \
-	    libsqlite3-dev sqlite3 chromium time
+	    libsqlite3-dev sqlite3 chromium time pkg-config
 deps:
-	@missing=$$(for p in $(DEB_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@missing=$$(for p in $(DEB_DEPS); do \
+		dpkg-query -W -f '$${Status}' $$p 2>/dev/null | \
+			grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-		echo "installing: $$missing"; \
+		echo "installing:" $$missing; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
+		$$SUDO apt-get update -qq && \
+		$$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@test -f $(CUDA_HOME)/include/cuda.h || \
-		{ echo "no CUDA toolkit headers at CUDA_HOME=$(CUDA_HOME)"; exit 1; }
+	@$(MAKE) --no-print-directory cuda-headers
 
-demo: all
-	B=$(B) examples/demo.sh
+demo: analyzer
+	B=$(B) MAKE=$(MAKE) examples/demo.sh
+
+# ---- install ---------------------------------------------------------------
+MAN_PAGES := docs/man/gputrace.1 docs/man/gputrace-analyze.1
+HEADERS   := include/gputrace/format.h include/gputrace/varint.h
+INSTALLED := lib/libgputrace.so bin/gputrace bin/gputrace-analyze \
+	     $(MAN_PAGES:docs/man/%=share/man/man1/%) \
+	     $(HEADERS:include/%=include/%) lib/pkgconfig/gputrace.pc
+
+# gputrace.pc, for the prefix installed to.
+PC_LINES := 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' \
+	    'libdir=$${prefix}/lib' '' 'Name: gputrace' \
+	    'Description: dump format of gputrace (format.h, varint.h); libgputrace.so is preloaded, not linked' \
+	    'Version: $(VERSION)' 'Cflags: -I$${includedir}'
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -d $(addprefix $(DESTDIR)$(PREFIX)/,lib bin share/man/man1 \
+		include/gputrace lib/pkgconfig)
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libgputrace.so
-	install -m 0755 $(ANALYZER) $(DESTDIR)$(PREFIX)/bin/gputrace-analyze
+	install -m 0755 $(ANALYZER) $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/
+	for m in $(MAN_PAGES); do \
+		sed 's/@VERSION@/$(VERSION)/' $$m > $(DESTDIR)$(PREFIX)/share/man/man1/$${m##*/}; \
+	done
+	install -m 0644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/gputrace/
+	printf '%s\n' $(PC_LINES) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gputrace.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libgputrace.so \
-	      $(DESTDIR)$(PREFIX)/bin/gputrace-analyze
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	-rmdir $(DESTDIR)$(PREFIX)/include/gputrace 2>/dev/null
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all install uninstall clean test deps demo
+.PHONY: all analyzer cuda-headers install uninstall clean test deps demo

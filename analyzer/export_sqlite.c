@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * export_sqlite.c - --sqlite FILE: the dumps as an SQLite database, one
- * table per kind of record (README.md documents the schema).  Rows go in
+ * table per kind of record (docs/exports.md documents the schema).  Rows go in
  * through prepared statements inside one transaction, with the journal
  * off; indexes and views are made once everything is in, which is
  * faster than keeping indexes up to date row by row.

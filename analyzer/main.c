@@ -25,6 +25,10 @@
 
 #define DEFAULT_TOP 20
 
+#ifndef GT_VERSION
+#define GT_VERSION "unknown"   /* the Makefile gives VERSION */
+#endif
+
 struct options {
 	int json;
 	size_t top;
@@ -102,7 +106,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'h':
 			usage(0);
 		case OPT_VERSION:
-			printf(PROG_NAME " (reads dump format %d)\n",
+			printf(PROG_NAME " " GT_VERSION " (reads dump format %d)\n",
 			       GT_FORMAT_VERSION);
 			exit(0);
 		default:

@@ -3,7 +3,7 @@
 # overhead.sh - the overhead benchmark (issue 7, part 5) in one command, on
 # a machine with an NVIDIA GPU, CUDA and PyTorch: builds, then runs
 # test/gpu/check_overhead.py, which prints one verdict per measurement and
-# the table for the README (also written to $OUT/overhead.md).
+# the table for docs/validation.md (also written to $OUT/overhead.md).
 #
 #   bash test/bench/overhead.sh          (GT_BENCH_ROUNDS=3, GT_BENCH_QUICK=1)
 set -u

@@ -13,7 +13,7 @@ GT_COST_ROUNDS rounds (2) of GT_COST_STEPS steps (600):
   all               GPUTRACE_GPU=all (every kind; launch latency timestamps
                     as the default leaves them: off on CUPTI before 13.4 U1)
   all-latency       the same with GPUTRACE_CUPTI_LATENCY=1, only with
-                    GT_COST_LATENCY=1 (CUPTI 13.0 hung with them, see README)
+                    GT_COST_LATENCY=1 (CUPTI 13.0 hung with them, see docs/validation.md)
 
 Verdict lines are measurements (PASS unless a run fails).
 """

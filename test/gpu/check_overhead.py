@@ -24,7 +24,7 @@ on a machine with an NVIDIA GPU:
               the clock twice per call, so a clock that is a system call
               (no vDSO, e.g. some VMs) costs that much more.
 
-Writes the table for the README to OUT/overhead.md.  Run by check.py
+Writes the table for docs/validation.md to OUT/overhead.md.  Run by check.py
 (GT_CHECKS=check_overhead bash test/gpu/check.sh runs it alone), or on its
 own after make: bash test/bench/overhead.sh.  GT_BENCH_ROUNDS (default 3)
 sets the rounds of the PyTorch runs (GT_BENCH_LAUNCH_ROUNDS, 7, of the

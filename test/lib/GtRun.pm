@@ -16,6 +16,7 @@
 #                                  undef leaves it unset
 #   cwd     => DIR                 where the workload runs (default DIR)
 #   timeout => seconds             default 120
+#   signal  => [NAME, seconds]     send it that long after the start
 # The result: exit, signal, stdout, stderr, pid, dir, dumps (all *.bin in
 # DIR and cwd), dump (the one dump, if exactly one), json (decoded, or
 # undef), analyze_err, counts ({symbol => calls}) and fake_ns ({symbol =>
@@ -147,6 +148,10 @@ sub spawn {
 
 	die "fork: $!" unless defined $pid;
 	if ($pid == 0) {
+		# A shell without job control, nohup or a CI runner may start
+		# the suite with SIGINT and SIGQUIT ignored: the workloads
+		# start as from a terminal, with them at the default.
+		$SIG{$_} = 'DEFAULT' for qw(INT QUIT);
 		%ENV = %$env;
 		chdir($r->{cwd}) or POSIX::_exit(126);
 		open(STDOUT, '>', "$r->{dir}/stdout") or POSIX::_exit(126);
@@ -157,12 +162,17 @@ sub spawn {
 }
 
 sub wait_child {
-	my ($pid, $timeout) = @_;
-	my $deadline = time() + $timeout;
+	my ($pid, $timeout, $signal) = @_;
+	my $start = time();
+	my $deadline = $start + $timeout;
 
 	while (time() < $deadline) {
 		my $got = waitpid($pid, WNOHANG);
 		return $? if $got == $pid;
+		if ($signal && time() >= $start + $signal->[1]) {
+			kill($signal->[0], $pid);
+			$signal = undef;
+		}
 		select(undef, undef, undef, 0.02);
 	}
 	kill('KILL', $pid);
@@ -205,7 +215,7 @@ sub run {
 
 	$r->{env} = child_env($r, %opt);
 	$r->{pid} = spawn($r, \@argv, $r->{env});
-	$status = wait_child($r->{pid}, $opt{timeout} // 120);
+	$status = wait_child($r->{pid}, $opt{timeout} // 120, $opt{signal});
 	$r->{timed_out} = $status == -1;
 	$r->{exit} = $status == -1 ? -1 : $status >> 8;
 	$r->{signal} = $status == -1 ? 0 : $status & 127;

@@ -169,8 +169,12 @@ sub check_windows {
 	my $n = $g->{windows}{count};
 
 	cmp_ok($n, '>=', 2, "$what: $n windows");
-	cmp_ok(abs($g->{windows}{total_ns} - $n * 300e6), '<', $n * 120e6,
-	       "$what: each about 300 ms (a loaded machine's writer cycles run late)");
+	# a window closes on the writer's first cycle after 300 ms (later on a
+	# loaded machine), the last one at the exit
+	cmp_ok($g->{windows}{total_ns}, '>=', ($n - 1) * 300e6,
+	       "$what: each but the last at least 300 ms");
+	cmp_ok($g->{windows}{total_ns}, '<', $n * 1300e6,
+	       "$what: none a second longer");
 	cmp_ok($g->{launches_in_windows}, '>', 0, "$what: launches in windows");
 	cmp_ok($g->{launches_in_windows}, '<', $t->{kernels} * 0.8,
 	       "$what: not all launches");

@@ -76,10 +76,14 @@ subtest 'facts and samples from NVML' => sub {
 	chomp(my $nproc = qx{getconf _NPROCESSORS_ONLN});
 	is($e->{cpu_cores}, $nproc, 'CPU cores');
 	cmp_ok($e->{cpu_affinity}, '>=', 1, 'CPUs this process may use');
-	# Some CPU use, not a share: a loaded machine gives the busy
-	# workload and its children less than a core.
-	cmp_ok($e->{cpu}{process_cores}, '>', 0, 'CPU use of the process');
-	cmp_ok($e->{cpu}{children_cores}, '>', 0, 'and of its children');
+	# how much CPU a loaded machine gives the run is not the tracer's: the
+	# figures are there, above 0 and within the machine's cores
+	for my $who (qw(process children)) {
+		my $v = $e->{cpu}{"${who}_cores"};
+		ok(defined $v && $v > 0 && $v <= $nproc * 1.05,
+		   "CPU use of the $who: above 0, within $nproc cores")
+			or diag('got ' . ($v // 'null'));
+	}
 	is($e->{cpu}{children_max}, 2, 'both children seen alive');
 	is($e->{sample_ms}, 20, 'the interval');
 	only_wrote_line($r);
@@ -150,17 +154,14 @@ subtest 'a bad GPUTRACE_SAMPLE_MS' => sub {
 };
 
 subtest 'a short run exits at once' => sub {
-	# against the same run without a sampler, so a loaded machine's slowness
-	# cancels out: a sampler that held the exit would add up to a period
+	# a period of 60 s: a sampler that held the exit would hold it for
+	# about that long, far beyond what a loaded machine adds to a run
 	my $t0 = time();
-	run_env([0, 0], GPUTRACE_SAMPLE_MS => 0);
-	my $base = time() - $t0;
-	$t0 = time();
-	my $r = run_env([0, 0], GPUTRACE_SAMPLE_MS => 1000);
+	my $r = run_env([0, 0], GPUTRACE_SAMPLE_MS => 60000);
 	my $took = time() - $t0;
 
 	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
-	cmp_ok($took - $base, '<', 0.8, 'the sampler does not hold the exit');
+	cmp_ok($took, '<', 30, 'the sampler does not hold the exit');
 	cmp_ok($r->{json} && $r->{json}{env}{samples}, '>=', 1,
 	       'the last sample is taken at exit');
 };

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launcher.h - the gputrace command: runs a program with libgputrace.so
+ * preloaded (record), then reports on what it wrote (run), or hands over
+ * to gputrace-analyze (analyze).  launcher.c parses the command line,
+ * launcher_find.c finds the library and the analyzer, launcher_dumps.c
+ * finds the dumps a run wrote, launcher_child.c runs the program.
+ */
+#ifndef GPUTRACE_ANALYZER_LAUNCHER_H
+#define GPUTRACE_ANALYZER_LAUNCHER_H
+
+#include <stddef.h>
+
+#define LAUNCHER_NAME "gputrace"
+#define LAUNCHER_EXIT_USAGE 2      /* bad usage, nothing to run or analyze */
+
+#if defined(__GNUC__)
+#define LAUNCHER_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define LAUNCHER_PRINTF(f, a)
+#endif
+
+/* "gputrace: <msg>" on stderr. */
+void launcher_msg(const char *fmt, ...) LAUNCHER_PRINTF(1, 2);
+
+/*
+ * Where this program's file is, and the library and analyzer beside it
+ * (the build folder), in ../lib/ and beside it (an installed tree), or
+ * under the prefix it was built for.  Each returns 0, or -1 when none is
+ * found; out gets an absolute path.
+ */
+int launcher_find_lib(char *out, size_t size);
+int launcher_find_analyzer(char *out, size_t size);
+
+/* A sorted list of file names. */
+struct launcher_files {
+	char **names;
+	size_t n;
+};
+
+/*
+ * The files that GPUTRACE_OUTPUT template tmpl can name (any pid, rank or
+ * host, and the ".N" the library adds instead of overwriting).
+ */
+void launcher_files_matching(const char *tmpl, struct launcher_files *out);
+/* The names in after that are not in before, moved into out. */
+void launcher_files_new(struct launcher_files *after,
+			const struct launcher_files *before,
+			struct launcher_files *out);
+void launcher_files_release(struct launcher_files *f);
+
+/*
+ * Run argv (searched in PATH) and wait for it: SIGINT, SIGTERM, SIGHUP and
+ * SIGQUIT sent to this process are passed on to it (a terminal's own,
+ * which the program gets directly, are not sent twice).  Returns the wait
+ * status, or -1 when it could not be started.
+ */
+int launcher_run_child(char **argv);
+/* Exit as the program did: with its status, or of its signal. */
+void launcher_exit_like(int status) __attribute__((noreturn));
+
+#endif /* GPUTRACE_ANALYZER_LAUNCHER_H */

@@ -1,0 +1,72 @@
+#!/usr/bin/perl
+# 195-docs.t - the documentation holds together: README.md stays short,
+# every relative link of README.md and docs/*.md names a file that exists
+# and, with #anchor, a heading of it; the man pages render without warnings
+# (where man is installed).
+use strict;
+use warnings;
+use FindBin;
+use Test::More;
+
+my $root = "$FindBin::Bin/../..";
+
+sub slurp {
+	my ($path) = @_;
+	open(my $fh, '<', $path) or return undef;
+	local $/;
+	return scalar <$fh>;
+}
+
+# GitHub's anchor of a heading: lowercase, punctuation dropped, spaces to -.
+sub anchor {
+	my ($h) = @_;
+
+	$h = lc $h;
+	$h =~ s/[`*]//g;
+	$h =~ s/[^\w\- ]//g;
+	$h =~ s/ /-/g;
+	return $h;
+}
+
+sub anchors {
+	my ($text) = @_;
+	my %a;
+
+	$text =~ s/^```.*?^```//msg;
+	$a{anchor($1)} = 1 while $text =~ /^#+\s+(.+?)\s*$/mg;
+	return \%a;
+}
+
+my $readme = slurp("$root/README.md");
+my $lines = () = $readme =~ /\n/g;
+cmp_ok($lines, '<=', 200, "README.md: $lines lines");
+
+for my $doc ('README.md', map { s{^\Q$root\E/}{}r } glob("$root/docs/*.md")) {
+	my $text = slurp("$root/$doc");
+	(my $dir = $doc) =~ s{[^/]*$}{};
+	my @bad;
+
+	$text =~ s/^```.*?^```//msg;
+	while ($text =~ /\]\(([^)\s]+)\)/g) {
+		my $link = $1;
+		next if $link =~ m{^[a-z]+:};
+		my ($file, $frag) = split /#/, $link, 2;
+		my $target = $file eq '' ? "$root/$doc" : "$root/$dir$file";
+		if (!-e $target) {
+			push @bad, "$link (no file)";
+		} elsif (defined $frag && !anchors(slurp($target) // '')->{$frag}) {
+			push @bad, "$link (no heading)";
+		}
+	}
+	is_deeply(\@bad, [], "$doc: every link works");
+}
+
+SKIP: {
+	skip 'no man', 2 unless system('man --version >/dev/null 2>&1') == 0;
+	for my $page (glob("$root/docs/man/*.1")) {
+		my $warn = qx{LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l '$page' 2>&1 >/dev/null};
+		is($warn, '', "$page renders without warnings");
+	}
+}
+
+done_testing();
