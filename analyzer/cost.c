@@ -16,30 +16,12 @@
 #include <string.h>
 
 #include "analyzer/cost.h"
+#include "analyzer/cost_internal.h"
 #include "analyzer/model.h"
-#include "analyzer/units.h"
 #include "analyzer/util.h"
 
 #define COST_MAX_STEPS (1u << 20)   /* 8 MB of boundaries */
 #define COST_MAX_WINDOWS (1u << 16)
-
-struct cost_window {
-	uint64_t start, end;        /* kinds on (GT_CHUNK_WINDOW) */
-	uint64_t attach, off;       /* switching span (GT_CHUNK_SWITCH) */
-	uint32_t reason;            /* enum gt_window_reason, 0 unknown */
-	int have_switch, on_at_end;
-};
-
-struct cost_stats {
-	uint64_t *b;                /* boundaries, in time order */
-	uint8_t *cont;              /* cont[i]: b[i] follows b[i - 1] */
-	size_t nb, cap;
-	uint64_t next_seq;          /* the seq the next boundary should have */
-	int capped;
-	struct cost_window *win;    /* by seq - 1 */
-	size_t nwin;
-	struct cost_figures f;
-};
 
 static struct cost_stats *stats(struct model *m)
 {
@@ -353,27 +335,6 @@ void cost_finish(struct model *m)
 	free(a.out);
 }
 
-static const char *const reason_names[] = {
-	[GT_WINDOW_CLOCK] = "clock", [GT_WINDOW_STEPS] = "steps",
-	[GT_WINDOW_SIGNAL] = "signal", [GT_WINDOW_FILE] = "file",
-	[GT_WINDOW_RANGE] = "range", [GT_WINDOW_ALL] = "all",
-};
-
-static const char *const reason_texts[] = {
-	[GT_WINDOW_CLOCK] = "by the clock (no steady steps known then)",
-	[GT_WINDOW_STEPS] = "on steady steps",
-	[GT_WINDOW_SIGNAL] = "on a signal (GPUTRACE_GPU_SIGNAL)",
-	[GT_WINDOW_FILE] = "on the trigger file (GPUTRACE_GPU_TRIGGER)",
-	[GT_WINDOW_RANGE] = "on the steps of GPUTRACE_GPU_STEPS",
-	[GT_WINDOW_ALL] = "for the whole run (GPUTRACE_GPU=all)",
-};
-
-const char *cost_reason_name(uint32_t reason)
-{
-	return reason < ARRAY_SIZE(reason_names) && reason_names[reason]
-	       ? reason_names[reason] : "unknown";
-}
-
 const struct cost_figures *cost_figures(const struct model *m)
 {
 	return m->cost && m->cost->nb ? &m->cost->f : NULL;
@@ -390,125 +351,3 @@ void cost_release(struct model *m)
 	m->cost = NULL;
 }
 
-/* ---- reports ---------------------------------------------------------------- */
-
-/* "GPU windows: 3, 2 on steady steps, 1 by the clock (...)" */
-static void windows_text(FILE *out, const struct cost_stats *s)
-{
-	size_t n[ARRAY_SIZE(reason_texts)] = { 0 }, known = 0;
-	const char *sep = "";
-
-	for (size_t i = 0; i < s->nwin; i++)
-		if (s->win[i].reason < ARRAY_SIZE(n) && s->win[i].have_switch)
-			n[s->win[i].reason]++, known++;
-	if (!known)
-		return;
-	fprintf(out, "GPU windows: %zu,", s->nwin);
-	for (size_t r = 1; r < ARRAY_SIZE(n); r++) {
-		if (!n[r])
-			continue;
-		fprintf(out, "%s %zu %s", sep, n[r], reason_texts[r]);
-		sep = ",";
-	}
-	fputs("\n", out);
-}
-
-void cost_report_text(FILE *out, const struct model *m)
-{
-	const struct cost_figures *f = cost_figures(m);
-	char a[UNITS_BUF], b[UNITS_BUF];
-
-	if (m->cost)
-		windows_text(out, m->cost);
-	if (!f)
-		return;
-	if (!f->measured) {
-		fprintf(out, "tracing cost in this run: not measured (%s; %llu steps)\n",
-			f->why, (unsigned long long)f->steps);
-		return;
-	}
-	fprintf(out, "tracing cost in this run: %+.1f%% per step inside GPU windows "
-		"(%s against %s for the steps around them), which covered %.1f%% of "
-		"the %llu steps; %+.2f%% overall\n", 100 * f->inside,
-		fmt_ns(a, sizeof(a), f->in_p50), fmt_ns(b, sizeof(b), f->out_p50),
-		100 * f->covered, (unsigned long long)f->steps, 100 * f->overall);
-	if (f->left_out > f->mixed)
-		fprintf(out, "  (%llu window%s by the clock left out: %s before the steps "
-			"were steady)\n", (unsigned long long)(f->left_out - f->mixed),
-			f->left_out - f->mixed == 1 ? "" : "s",
-			f->left_out - f->mixed == 1 ? "it opened" : "they opened");
-	if (f->mixed)
-		fprintf(out, "  (%llu window%s across a change of the step pattern left out)\n",
-			(unsigned long long)f->mixed, f->mixed == 1 ? "" : "s");
-	if (f->have_after)
-		fprintf(out, "  after the first window (CUPTI off again): %+.1f%% per step "
-			"against the steps just before it (%s against %s)\n",
-			100 * f->after_detach, fmt_ns(a, sizeof(a), f->after_p50),
-			fmt_ns(b, sizeof(b), f->before_p50));
-}
-
-static void put_u(struct json *j, const char *k, uint64_t v)
-{
-	json_key(j, k);
-	json_uint(j, v);
-}
-
-static void put_d(struct json *j, const char *k, double v)
-{
-	json_key(j, k);
-	json_double(j, v);
-}
-
-/* "gpu_windows": each window's span and why it opened, after the start. */
-static void windows_json(struct json *j, const struct cost_stats *s, uint64_t t0)
-{
-	json_key(j, "gpu_windows");
-	json_begin_array(j);
-	for (size_t i = 0; i < s->nwin && i < 64; i++) {
-		const struct cost_window *w = &s->win[i];
-
-		json_begin_object(j);
-		put_u(j, "seq", i + 1);
-		json_key(j, "reason");
-		json_string(j, cost_reason_name(w->reason));
-		put_u(j, "start_ns", w->start > t0 ? w->start - t0 : 0);
-		put_u(j, "end_ns", w->end > t0 ? w->end - t0 : 0);
-		put_u(j, "attach_ns", w->attach > t0 ? w->attach - t0 : 0);
-		put_u(j, "off_ns", w->off > t0 ? w->off - t0 : 0);
-		json_end_object(j);
-	}
-	json_end_array(j);
-}
-
-void cost_report_json(struct json *j, const struct model *m)
-{
-	const struct cost_figures *f = cost_figures(m);
-
-	if (m->cost && m->cost->nwin)
-		windows_json(j, m->cost, m->start_ns);
-	if (!f)
-		return;
-	json_key(j, "tracing_cost");
-	json_begin_object(j);
-	json_key(j, "measured");
-	json_bool(j, f->measured);
-	if (f->why) {
-		json_key(j, "why_not");
-		json_string(j, f->why);
-	}
-	put_u(j, "steps", f->steps);
-	put_u(j, "steps_inside", f->in);
-	put_u(j, "steps_before", f->before);
-	put_u(j, "steps_after", f->after);
-	put_u(j, "inside_p50_ns", f->in_p50);
-	put_u(j, "outside_p50_ns", f->out_p50);
-	put_u(j, "before_p50_ns", f->before_p50);
-	put_u(j, "after_p50_ns", f->after_p50);
-	put_u(j, "windows_left_out", f->left_out);
-	put_d(j, "inside", f->inside);
-	put_d(j, "covered", f->covered);
-	put_d(j, "overall", f->overall);
-	if (f->have_after)
-		put_d(j, "after_detach", f->after_detach);
-	json_end_object(j);
-}
