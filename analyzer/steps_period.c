@@ -68,62 +68,33 @@ static uint64_t gram(const struct period_det *p, size_t end, uint32_t w)
 	return h;
 }
 
-static int cmp_hash(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Whether h occurs once in the sorted v[0..n). */
-static int once(const uint64_t *v, size_t n, uint64_t h)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == h && (lo + 1 == n || v[lo + 1] != h);
-}
-
 /*
  * The call that starts a step: among the last `period` calls, one whose
  * w calls up to it (w = 1, 2, ... MAX_GRAM: a kernel may run several times
  * a step, the calls before it tell which time) occur once per period;
- * of those, the one after the longest pause.
+ * of those, the one after the longest pause (gt_anchor_pick).
  */
 static int choose_anchor(struct period_det *p, uint32_t period, size_t skip)
 {
 	size_t len = ring_len(p) - skip, first = len - period;
-	uint64_t *h = xmalloc(period * sizeof(*h)), *v = xmalloc(period * sizeof(*v));
-	int found = 0;
+	uint64_t *h = xmalloc(3 * period * sizeof(*h)), *gap = h + period;
+	long at = -1;
 
-	for (uint32_t w = 1; w <= MAX_GRAM && w <= first + 1 && !found; w++) {
-		uint64_t best_gap = 0;
-
-		for (size_t i = 0; i < period; i++)
-			v[i] = h[i] = gram(p, first + i, w);
-		qsort(v, period, sizeof(*v), cmp_hash);
+	for (uint32_t w = 1; w <= MAX_GRAM && w <= first + 1 && at < 0; w++) {
 		for (size_t i = 0; i < period; i++) {
-			size_t at = first + i;
-			uint64_t gap = at ? p->t[ring_pos(p, at)] - p->t[ring_pos(p, at - 1)] : 0;
+			size_t c = first + i;
 
-			if (!once(v, period, h[i]) || (found && gap <= best_gap))
-				continue;
-			found = 1;
-			best_gap = gap;
-			p->anchor = h[i];
+			h[i] = gram(p, c, w);
+			gap[i] = c ? p->t[ring_pos(p, c)] - p->t[ring_pos(p, c - 1)] : 0;
+		}
+		at = gt_anchor_pick(h, gap, period, gap + period);
+		if (at >= 0) {
+			p->anchor = h[at];
 			p->anchor_w = w;
 		}
 	}
 	free(h);
-	free(v);
-	return found;
+	return at >= 0;
 }
 
 static void establish(struct period_det *p, uint32_t period, size_t skip)
@@ -198,13 +169,6 @@ void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
 		check(p);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * A loop that launches the same kernel k times and then pauses (loads
  * data, sleeps) repeats every launch by tokens, but its step is the k
@@ -219,7 +183,7 @@ static size_t merge_pauses(uint64_t *b, size_t n, uint32_t *q_out)
 
 	for (size_t i = 0; i < nd; i++)
 		d[i] = b[i + 1] - b[i];
-	qsort(d, nd, sizeof(*d), cmp_u64);
+	qsort(d, nd, sizeof(*d), gt_cmp_u64);
 	med = d[nd / 2];
 	free(d);
 	for (size_t i = 0; i < nd; i++) {
@@ -257,7 +221,7 @@ static uint64_t median_step(const struct period_det *p, uint64_t *b, size_t *n,
 	v = xmalloc((*n - 1) * sizeof(*v));
 	for (size_t i = 0; i + 1 < *n; i++)
 		v[i] = b[i + 1] - b[i];
-	qsort(v, *n - 1, sizeof(*v), cmp_u64);
+	qsort(v, *n - 1, sizeof(*v), gt_cmp_u64);
 	med = v[(*n - 1) / 2];
 	free(v);
 	return med;

@@ -75,7 +75,7 @@ static struct {
 	struct gt_steps_view view;
 	uint32_t rev[ST_RING];      /* scratch of a check */
 	int32_t pi[ST_RING];
-	uint64_t h[ST_RING], v[ST_RING];
+	uint64_t h[ST_RING], v[ST_RING], gap[ST_RING];
 } st;
 
 /* ---- settings ------------------------------------------------------------- */
@@ -138,55 +138,27 @@ static void add_bound(struct st_thread *p, uint64_t t)
 
 /* ---- finding the period and the anchor ------------------------------------ */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Whether h occurs once in the sorted v[0..n). */
-static int once(const uint64_t *v, size_t n, uint64_t h)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == h && (lo + 1 == n || v[lo + 1] != h);
-}
-
 /* The anchor among the last period calls before skip ones: see the top. */
 static int choose_anchor(struct st_thread *p, uint32_t period, size_t skip)
 {
 	size_t first = ring_len(p) - skip - period;
-	int found = 0;
+	long at = -1;
 
-	for (uint32_t w = 1; w <= ST_GRAM && w <= first + 1 && !found; w++) {
-		uint64_t best_gap = 0;
-
-		for (size_t i = 0; i < period; i++)
-			st.v[i] = st.h[i] = gram(p, first + i, w);
-		qsort(st.v, period, sizeof(st.v[0]), cmp_u64);
+	for (uint32_t w = 1; w <= ST_GRAM && w <= first + 1 && at < 0; w++) {
 		for (size_t i = 0; i < period; i++) {
-			size_t at = first + i;
-			uint64_t gap = p->t[ring_pos(p, at)] - p->t[ring_pos(p, at - 1)];
+			size_t c = first + i;
 
-			if (!once(st.v, period, st.h[i]) || (found && gap <= best_gap))
-				continue;
-			found = 1;
-			best_gap = gap;
-			p->anchor = st.h[i];
+			st.h[i] = gram(p, c, w);
+			st.gap[i] = p->t[ring_pos(p, c)] - p->t[ring_pos(p, c - 1)];
+		}
+		at = gt_anchor_pick(st.h, st.gap, period, st.v);
+		if (at >= 0) {
+			p->anchor = st.h[at];
 			p->anchor_w = w;
-			p->anchor_tok = p->tok[ring_pos(p, at)];
+			p->anchor_tok = p->tok[ring_pos(p, first + (size_t)at)];
 		}
 	}
-	return found;
+	return at >= 0;
 }
 
 /* Median of the last (at most ST_MEDIAN_OF) steps of p, 0 if under 2. */
@@ -199,7 +171,7 @@ static uint64_t median_step(const struct st_thread *p, uint32_t of)
 		return 0;
 	for (uint64_t i = 0; i + 1 < n; i++)
 		d[i] = p->b[(p->nb - 1 - i) % ST_HIST] - p->b[(p->nb - 2 - i) % ST_HIST];
-	qsort(d, (size_t)(n - 1), sizeof(d[0]), cmp_u64);
+	qsort(d, (size_t)(n - 1), sizeof(d[0]), gt_cmp_u64);
 	return d[(n - 1) / 2];
 }
 

@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /*
  * Smallest period of the longest prefix of tok[0..n) that is at least
@@ -51,5 +53,48 @@ static inline uint64_t gt_gram_step(uint64_t h, uint32_t tok)
 }
 
 #define GT_GRAM_SEED 1469598103934665603ull
+
+static inline int gt_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether h occurs exactly once in the sorted v[0..n). */
+static inline int gt_once(const uint64_t *v, size_t n, uint64_t h)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == h && (lo + 1 == n || v[lo + 1] != h);
+}
+
+/*
+ * The call that starts a step, among the last period calls: h[i] is the
+ * hash of the few calls up to call i (gt_gram_step), gap[i] the pause
+ * before it.  Of the calls whose hash comes once per period, the one
+ * after the longest pause; its index, or -1 if none.  sorted is scratch
+ * space for period values.
+ */
+static inline long gt_anchor_pick(const uint64_t *h, const uint64_t *gap,
+				  size_t period, uint64_t *sorted)
+{
+	long best = -1;
+
+	memcpy(sorted, h, period * sizeof(*h));
+	qsort(sorted, period, sizeof(*sorted), gt_cmp_u64);
+	for (size_t i = 0; i < period; i++)
+		if (gt_once(sorted, period, h[i]) && (best < 0 || gap[i] > gap[best]))
+			best = (long)i;
+	return best;
+}
 
 #endif /* GPUTRACE_PERIOD_H */
