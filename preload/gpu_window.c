@@ -528,7 +528,7 @@ static int steps_alive(uint64_t now, const struct gt_steps_view *v)
 /* After a window that closed without its steps, the next steady steps
  * may have one before the period: once steps come again (as many as the
  * steadiness needs twice), and at most SHORT_RETRIES times in a row. */
-static int retry_short(const struct gt_steps_view *v)
+static int retry_short(void)
 {
 	uint64_t first;
 
@@ -551,7 +551,7 @@ static uint32_t due_reason(uint64_t now)
 		       v->count + 1 >= gt_gpu_cfg.range_lo ? GT_WINDOW_RANGE : 0;
 	if (v->source && !gt_gpu_cfg.place_clock)
 		return v->steady && steps_alive(now, v) &&
-		       (!gw.steps_windows || retry_short(v) || now >= gw.next_open)
+		       (!gw.steps_windows || retry_short() || now >= gw.next_open)
 		       ? GT_WINDOW_STEPS : 0;
 	return now >= gw.next_open ? GT_WINDOW_CLOCK : 0;
 }

@@ -153,6 +153,13 @@ subtest 'step markers: an NVTX range or a kernel' => sub {
 	cmp_ok($c->{steps} // 0, '>=', 195, 'a step per launch of the marked kernel');
 	cmp_ok($c->{steps} // 0, '<=', 199, 'and no more');
 	like($r->{stderr}, qr/^(?!.*ignoring GPUTRACE_STEP)/s, 'the setting is taken');
+	SKIP: {
+		skip 'w_nvtx not built', 2 unless -x GtRun::workload('w_nvtx');
+		my $n = GtRun::run(['w_nvtx', 40, 0], env => { GPUTRACE_STEP => 'nvtx:step' });
+		is($n->{exit}, 0, 'nvtx marker: exits 0');
+		is(($n->{json}{tracing_cost} // {})->{steps}, 39,
+		   'a step per push of the range named "step" (40 pushes)');
+	}
 	$r = run_gpu([5], GPUTRACE_STEP => 'bogus');
 	like($r->{stderr}, qr/ignoring GPUTRACE_STEP='bogus'/, 'a bad one is said');
 	is($r->{exit}, 0, 'and the program runs');
