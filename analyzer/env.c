@@ -4,7 +4,7 @@
  * and this process (GT_SCOPE_HOST), each NVML device and each CUDA device.
  * A later item replaces an earlier one of the same scope and key (the
  * CUDA driver's own version replaces NVML's); topology and setting items
- * add up.
+ * add up (a setting of a name already seen replaces it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,12 +58,31 @@ static void device_item(struct env_device *d, const struct env_item *it)
 	}
 }
 
+/* "NAME=value": a later one of the same name replaces the earlier. */
+static void add_setting(struct env_stats *s, const struct env_item *it)
+{
+	const char *eq = memchr(it->text, '=', it->len);
+	size_t n = eq ? (size_t)(eq - it->text) + 1 : 0;
+	uint32_t i;
+
+	if (it->status != GT_INFO_OK || !eq)
+		return;
+	for (i = 0; i < s->nsettings; i++)
+		if (!strncmp(s->settings[i], it->text, n))
+			break;
+	if (i == ENV_MAX_SETTINGS)
+		return;
+	if (i == s->nsettings)
+		s->nsettings++;
+	else
+		free(s->settings[i]);
+	s->settings[i] = xmemdupz(it->text, it->len);
+}
+
 static void host_item(struct env_stats *s, const struct env_item *it)
 {
 	if (it->key == GT_ENV_SETTING) {
-		if (it->status == GT_INFO_OK && s->nsettings < ENV_MAX_SETTINGS &&
-		    memchr(it->text, '=', it->len))
-			s->settings[s->nsettings++] = xmemdupz(it->text, it->len);
+		add_setting(s, it);
 	} else if (it->key < ENV_HOST_KEYS) {
 		set_fact(&s->host[it->key], it);
 	}

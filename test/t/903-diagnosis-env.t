@@ -1,11 +1,12 @@
 #!/usr/bin/perl
 # 903-diagnosis-env.t - the settings the program was started with, on
 # synthetic dumps (GtDiag): CUDA_LAUNCH_BLOCKING=1 under a launch-bound or
-# a sync-bound timeline makes the verdict environment & driver, with the
-# change to unset it and a gain from the launches' waits; the same dump
-# without it keeps its own class; NCCL's transports turned off are
-# evidence when NCCL ran; CUDA_MODULE_LOADING=EAGER is a note, not a
-# bottleneck; the settings appear in the JSON and the text report.
+# a sync-bound timeline (or, without GPU records, the host launching)
+# makes the verdict environment & driver, with the change to unset it and
+# a gain from the launches' waits; the same dump without it keeps its own
+# class; NCCL's transports turned off are evidence when NCCL ran;
+# CUDA_MODULE_LOADING=EAGER is a note, not a bottleneck; the settings
+# appear in the JSON and the text report.
 use strict;
 use warnings;
 use FindBin;
@@ -93,6 +94,20 @@ sub blocked {
 	near($j->{verdict}[0]{est_gain_high}, 160 / 560, 'long waits: gain at most the idle time');
 }
 
+# ---- no GPU records: the host's launching is the environment's -----------
+{
+	my $g = GtDiag->new(no_gpu => 1, settings => ['CUDA_LAUNCH_BLOCKING=1']);
+
+	$g->launch(1, $_ * 90 * $US, 60 * $US) for 0 .. 399;
+	my $j = $g->analyze;
+	my $v = $j->{verdict}[0];
+
+	is(top($j), 'environment', 'host side only, launch blocking: environment');
+	is($v->{change}, 'unset CUDA_LAUNCH_BLOCKING', 'host side only: the change');
+	# 60 us in each launch, 30 us outside: at most the 30 us overlap
+	near($v->{est_gain_high}, 30 / 90, 'host side only: gain at most the time outside launches');
+}
+
 # ---- NCCL with its peer-to-peer transport off ------------------------------
 {
 	my $g = GtDiag->new(settings => ['NCCL_P2P_DISABLE=1', 'NCCL_DEBUG=WARN']);
@@ -134,6 +149,15 @@ sub blocked {
 	$g->{settings} = [];
 	is_deeply($g->analyze->{env}{settings}, {}, 'none set: env.settings is {}');
 	like($g->report, qr/^  settings: none of CUDA_\*/m, 'none set: the text says so');
+}
+
+# ---- a later item of the same name replaces the earlier; no "=": left out
+{
+	my $g = blocked(50 * $US, 30 * $US, 'NCCL_DEBUG=INFO', 'NCCL_DEBUG=WARN',
+			'NO_EQUALS_SIGN');
+
+	is_deeply($g->analyze->{env}{settings}, { NCCL_DEBUG => 'WARN' },
+		  'one value per name, the last; an item without "=" left out');
 }
 
 done_testing();
