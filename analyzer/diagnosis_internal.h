@@ -417,6 +417,9 @@ void steps_release(struct step_stats *s);
 
 /* verdict.c, verdict_env.c, verdict_text.c, whatif.c */
 void verdict_env_facts(const struct model *m, struct diagnosis *d);
+/* What unsetting CUDA_LAUNCH_BLOCKING saves at most, a share of the time:
+ * the launches' wait, at most the GPU's idle time. */
+double verdict_blocking_gain(const struct diagnosis *d);
 /* The environment's gain: what unsetting CUDA_LAUNCH_BLOCKING saves, and
  * for the rest of its score at most all, at least a third. */
 void verdict_env_gain(const struct diagnosis *d, double score, double *lo,

@@ -160,8 +160,9 @@ static void host_scores(const struct diagnosis *d, double *s)
 }
 
 /* Move what CUDA_LAUNCH_BLOCKING explains from the kernel and sync
- * scores to the environment's; NCCL's transports turned off weigh on its
- * time. */
+ * scores to the environment's, which is at least what unsetting it saves
+ * (so it shows beside a larger class); NCCL's transports turned off
+ * weigh on its time. */
 static void setting_scores(struct diagnosis *d, double *s)
 {
 	struct env_facts *e = &d->env;
@@ -174,6 +175,8 @@ static void setting_scores(struct diagnosis *d, double *s)
 				 d->host.drained) / T;
 		waits = waits < s[VC_COMM] ? waits : s[VC_COMM];
 		e->blocking_score = s[VC_KERNEL] + waits;
+		if (e->blocking_score < verdict_blocking_gain(d))
+			e->blocking_score = verdict_blocking_gain(d);
 		s[VC_ENV] += e->blocking_score;
 		s[VC_COMM] -= waits;
 		s[VC_KERNEL] = 0;

@@ -129,7 +129,7 @@ void verdict_env_facts(const struct model *m, struct diagnosis *d)
  * end half of it: waits the program makes itself (.item()) keep part of
  * the run serial.
  */
-static double blocking_gain(const struct diagnosis *d)
+double verdict_blocking_gain(const struct diagnosis *d)
 {
 	int gpu = d->have_gpu && d->steady.span_ns;
 	double T = (double)(gpu ? d->steady.span_ns : d->host.span_ns);
@@ -151,7 +151,7 @@ void verdict_env_gain(const struct diagnosis *d, double score, double *lo,
 	double rest = score - d->env.blocking_score, b = 0;
 
 	if (d->env.launch_blocking)
-		b = blocking_gain(d);
+		b = verdict_blocking_gain(d);
 	rest = rest > 0 ? rest : 0;
 	*hi = b + rest;
 	*lo = b / 2 + rest / 3;

@@ -94,6 +94,18 @@ sub blocked {
 	near($j->{verdict}[0]{est_gain_high}, 160 / 560, 'long waits: gain at most the idle time');
 }
 
+# ---- host work between launches: its own class first, launch blocking next
+{
+	my $j = blocked(50 * $US, 150 * $US, 'CUDA_LAUNCH_BLOCKING=1')->analyze;
+	my ($env) = grep { $_->{class} eq 'environment' } @{ $j->{verdict} };
+
+	is(top($j), 'data_supply', 'long host work: data supply first');
+	ok($env, 'long host work: launch blocking still an environment class') or return;
+	is($env->{change}, 'unset CUDA_LAUNCH_BLOCKING', 'long host work: its change');
+	# each 210 us: 50 us busy, the launches waited 50 us of 160 idle
+	near($env->{est_gain_high}, 50 / 210, 'long host work: gain at most the wait');
+}
+
 # ---- no GPU records: the host's launching is the environment's -----------
 {
 	my $g = GtDiag->new(no_gpu => 1, settings => ['CUDA_LAUNCH_BLOCKING=1']);
