@@ -283,6 +283,15 @@ struct env_facts {
 	double other_share;             /* samples with another process */
 	int pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
 	int64_t driver_version, runtime_version;
+	/* settings in the program's environment (GT_ENV_SETTING) */
+	int launch_blocking;            /* CUDA_LAUNCH_BLOCKING set, not 0 */
+	int p2p_off, ib_off;            /* NCCL_P2P_DISABLE, NCCL_IB_DISABLE */
+	int eager_modules;              /* CUDA_MODULE_LOADING=EAGER */
+	double blocking_score;          /* of the environment's score: the
+					   launch gaps and waits that
+					   CUDA_LAUNCH_BLOCKING explains */
+	double nccl_share;              /* NCCL time, share of the time looked
+					   at, when P2P or IB is turned off */
 };
 
 /* ---- the whole state ----------------------------------------------------------- */
@@ -408,6 +417,13 @@ void steps_release(struct step_stats *s);
 
 /* verdict.c, verdict_env.c, verdict_text.c, whatif.c */
 void verdict_env_facts(const struct model *m, struct diagnosis *d);
+/* What unsetting CUDA_LAUNCH_BLOCKING saves at most, a share of the time:
+ * the launches' wait, at most the GPU's idle time. */
+double verdict_blocking_gain(const struct diagnosis *d);
+/* The environment's gain: what unsetting CUDA_LAUNCH_BLOCKING saves, and
+ * for the rest of its score at most all, at least a third. */
+void verdict_env_gain(const struct diagnosis *d, double score, double *lo,
+		      double *hi);
 void verdict_finish(struct model *m, struct diagnosis *d);
 void verdict_add_text(struct verdict *v, int advice, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

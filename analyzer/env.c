@@ -3,7 +3,8 @@
  * env.c - take in the environment records of a dump: facts about the host
  * and this process (GT_SCOPE_HOST), each NVML device and each CUDA device.
  * A later item replaces an earlier one of the same scope and key (the
- * CUDA driver's own version replaces NVML's); topology items add up.
+ * CUDA driver's own version replaces NVML's); topology and setting items
+ * add up (a setting of a name already seen replaces it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,36 @@ static void device_item(struct env_device *d, const struct env_item *it)
 	}
 }
 
+/* "NAME=value": a later one of the same name replaces the earlier. */
+static void add_setting(struct env_stats *s, const struct env_item *it)
+{
+	const char *eq = memchr(it->text, '=', it->len);
+	size_t n = eq ? (size_t)(eq - it->text) + 1 : 0;
+	uint32_t i;
+
+	if (it->status != GT_INFO_OK || !eq)
+		return;
+	for (i = 0; i < s->nsettings; i++)
+		if (!strncmp(s->settings[i], it->text, n))
+			break;
+	if (i == ENV_MAX_SETTINGS)
+		return;
+	if (i == s->nsettings)
+		s->nsettings++;
+	else
+		free(s->settings[i]);
+	s->settings[i] = xmemdupz(it->text, it->len);
+}
+
+static void host_item(struct env_stats *s, const struct env_item *it)
+{
+	if (it->key == GT_ENV_SETTING) {
+		add_setting(s, it);
+	} else if (it->key < ENV_HOST_KEYS) {
+		set_fact(&s->host[it->key], it);
+	}
+}
+
 static void env_record(struct env_stats *s, const struct dump_record *rec)
 {
 	const void *pos = rec->info.items;
@@ -65,8 +96,8 @@ static void env_record(struct env_stats *s, const struct dump_record *rec)
 	struct env_item it;
 
 	while (env_item_next(&pos, end, &it)) {
-		if (rec->info.h.scope == GT_SCOPE_HOST && it.key < ENV_HOST_KEYS)
-			set_fact(&s->host[it.key], &it);
+		if (rec->info.h.scope == GT_SCOPE_HOST)
+			host_item(s, &it);
 		else if (d)
 			device_item(d, &it);
 	}
@@ -92,6 +123,22 @@ const char *env_cupti(const struct model *m)
 	return m->env ? m->env->cupti : "off";
 }
 
+const char *env_setting(const struct env_stats *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (uint32_t i = 0; s && i < s->nsettings; i++)
+		if (!strncmp(s->settings[i], name, n) && s->settings[i][n] == '=')
+			return s->settings[i] + n + 1;
+	return NULL;
+}
+
+int env_settings_known(const struct env_stats *s)
+{
+	return s && s->host[GT_ENV_SETTINGS].have &&
+	       s->host[GT_ENV_SETTINGS].status == GT_INFO_OK;
+}
+
 static void free_facts(struct env_fact *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -105,6 +152,8 @@ void env_release(struct model *m)
 	if (!s)
 		return;
 	free_facts(s->host, ENV_HOST_KEYS);
+	for (uint32_t i = 0; i < s->nsettings; i++)
+		free(s->settings[i]);
 	for (size_t i = 0; i < ENV_MAX_DEVICES; i++) {
 		free_facts(s->nvml[i].f, ENV_DEV_KEYS);
 		free_facts(s->cuda[i].f, ENV_DEV_KEYS);

@@ -20,6 +20,7 @@
 #define ENV_DEV_KEYS 32             /* enum gt_env_key 32..63 */
 #define ENV_MAX_PIDS 32             /* other processes remembered */
 #define ENV_REASON_BITS 16
+#define ENV_MAX_SETTINGS 64         /* GT_ENV_SETTING items kept */
 
 /* One item of an environment or sample record (env_chunks.c). */
 struct env_item {
@@ -80,6 +81,8 @@ struct env_stats {
 	uint64_t children_max;
 	int children_known;
 	const char *cupti;          /* "on", "off", "taken" */
+	char *settings[ENV_MAX_SETTINGS];   /* "NAME=value", as recorded */
+	uint32_t nsettings;
 };
 
 /* Account for a record of the dump (model.c calls it for each). */
@@ -100,6 +103,12 @@ int env_smi_util_mean(const struct model *m, double *mean);
 int env_main_nvml(const struct model *m);
 /* The CUDA device matching NVML device i (by PCI address), or -1. */
 int env_cuda_of(const struct model *m, int i);
+
+/* The value of setting `name` (CUDA_LAUNCH_BLOCKING...) at the start of
+ * the run, or NULL when it was not set or the dump does not say. */
+const char *env_setting(const struct env_stats *s, const char *name);
+/* Whether the dump recorded the settings (GT_ENV_SETTINGS). */
+int env_settings_known(const struct env_stats *s);
 
 /* "sw_power_cap"... for reason bit i. */
 const char *env_reason_name(unsigned bit);

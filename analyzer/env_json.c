@@ -2,11 +2,15 @@
 /*
  * env_json.c - the "env" object of the JSON report: versions, the device
  * the program used (name, SMs, memory, link), throttling and other
- * processes seen, CPU use, then every NVML device.  Unknown is null.
+ * processes seen, CPU use, the settings in the program's environment,
+ * then every NVML device.  Unknown is null.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "analyzer/env_internal.h"
+#include "analyzer/util.h"
 
 #define DEV(d, key) (&(d)->f[(key) - 32])
 
@@ -191,6 +195,26 @@ static void host_keys(struct json *j, const struct env_stats *s)
 	json_uint(j, s ? s->host_samples : 0);
 }
 
+/* "settings": {"NAME": "value", ...}, null when the dump does not say. */
+static void settings(struct json *j, const struct env_stats *s)
+{
+	json_key(j, "settings");
+	if (!env_settings_known(s)) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	for (uint32_t i = 0; i < s->nsettings; i++) {
+		const char *eq = strchr(s->settings[i], '=');
+		char *name = xmemdupz(s->settings[i], (size_t)(eq - s->settings[i]));
+
+		json_key(j, name);
+		json_string(j, eq + 1);
+		free(name);
+	}
+	json_end_object(j);
+}
+
 void env_report_json(struct json *j, const struct model *m)
 {
 	const struct env_stats *s = m->env;
@@ -211,6 +235,7 @@ void env_report_json(struct json *j, const struct model *m)
 	gpu_state(j, n ? &n->s : NULL);
 	others(j, s);
 	cpu(j, s);
+	settings(j, s);
 	env_devices_json(j, s);
 	json_end_object(j);
 }

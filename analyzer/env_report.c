@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * env_report.c - the environment and machine-state sections of the text
- * report: versions, each GPU and its links, the CPUs; then what the
+ * report: versions, each GPU and its links, the CPUs, the settings in the
+ * program's environment (CUDA_LAUNCH_BLOCKING, NCCL_*...); then what the
  * samples saw: utilization, clocks and why they were held down,
  * temperature, power, other processes on the GPU, CPU use.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analyzer/env_internal.h"
+#include "analyzer/report.h"
 #include "analyzer/units.h"
 #include "analyzer/util.h"
 
 #define DEV(d, key) (&(d)->f[(key) - 32])
 #define MAX_SHOWN 8
+#define SETTING_SHOWN 60            /* "NAME=value" cut to this, and "..." */
 
 static int64_t numv(const struct env_fact *f, int64_t def)
 {
@@ -112,6 +117,32 @@ static void cpu_line(FILE *out, const struct env_stats *s)
 	fputc('\n', out);
 }
 
+/* "settings: A=1, B=2", wrapped, long ones cut (the JSON has them
+ * whole); nothing for a dump that does not say. */
+static void settings_line(FILE *out, const struct env_stats *s)
+{
+	const char *mod = env_setting(s, "CUDA_MODULE_LOADING");
+	size_t len = 0;
+	char *list;
+
+	if (!env_settings_known(s))
+		return;
+	list = xcalloc(s->nsettings + 1, SETTING_SHOWN + 6);
+	for (uint32_t i = 0; i < s->nsettings; i++) {
+		len += (size_t)sprintf(list + len, "%s%.*s%s", i ? ", " : "",
+				       SETTING_SHOWN, s->settings[i],
+				       strlen(s->settings[i]) > SETTING_SHOWN ?
+				       "..." : "");
+	}
+	report_line(out, "  settings: %s", s->nsettings ? list :
+		    "none of CUDA_*, NCCL_*, OMP_NUM_THREADS, MKL_NUM_THREADS");
+	free(list);
+	if (mod && !strcasecmp(mod, "EAGER"))
+		report_line(out, "  note: CUDA_MODULE_LOADING=EAGER loads every "
+			    "kernel of every library at start: a slower start and "
+			    "more GPU memory, no faster steps");
+}
+
 static void environment(FILE *out, const struct model *m)
 {
 	const struct env_stats *s = m->env;
@@ -127,6 +158,7 @@ static void environment(FILE *out, const struct model *m)
 			"libnvidia-ml.so.1 installed?)\n", env_nvml_word(s));
 	topology_line(out, s);
 	cpu_line(out, s);
+	settings_line(out, s);
 }
 
 static void gpu_state(FILE *out, const struct env_stats *s, uint32_t i)

@@ -22,7 +22,12 @@
  *   kernel efficiency  launch gaps and launch latency of kernels that do
  *                      fill the GPU: too many, too small
  *   environment        work queued while another process ran; throttled
- *                      clocks and a shared GPU weigh on busy time
+ *                      clocks and a shared GPU weigh on busy time;
+ *                      with CUDA_LAUNCH_BLOCKING set, the launch gaps and
+ *                      the waits for no copy (every launch waited for
+ *                      its kernel: the program's own launching cannot be
+ *                      told from it); NCCL_P2P_DISABLE or NCCL_IB_DISABLE
+ *                      weigh on NCCL time
  * "Healthy" (busy above 85% and nothing else above 15%) points at
  * kernel-level tools.  Without GPU records the host's time is scored
  * instead, and the verdict says the GPU side is unknown.
@@ -154,6 +159,35 @@ static void host_scores(const struct diagnosis *d, double *s)
 	s[VC_HEALTHY] = (h->state[HC_WAIT] - h->wait_upload) / T;
 }
 
+/* Move what CUDA_LAUNCH_BLOCKING explains from the kernel and sync
+ * scores to the environment's, which is at least what unsetting it saves
+ * (so it shows beside a larger class); NCCL's transports turned off
+ * weigh on its time. */
+static void setting_scores(struct diagnosis *d, double *s)
+{
+	struct env_facts *e = &d->env;
+	int gpu = d->have_gpu && d->steady.span_ns;
+	double T = (double)(gpu ? d->steady.span_ns : d->host.span_ns);
+	double waits, nccl;
+
+	if (e->launch_blocking) {
+		waits = (double)(gpu ? d->steady.sync_kind[SK_OTHER] :
+				 d->host.drained) / T;
+		waits = waits < s[VC_COMM] ? waits : s[VC_COMM];
+		e->blocking_score = s[VC_KERNEL] + waits;
+		if (e->blocking_score < verdict_blocking_gain(d))
+			e->blocking_score = verdict_blocking_gain(d);
+		s[VC_ENV] += e->blocking_score;
+		s[VC_COMM] -= waits;
+		s[VC_KERNEL] = 0;
+	}
+	nccl = (double)(gpu ? d->region_nccl_ns : d->host.state[HC_NCCL]) / T;
+	if ((e->p2p_off || e->ib_off) && nccl > 0) {
+		e->nccl_share = nccl;
+		s[VC_ENV] += 0.25 * nccl;
+	}
+}
+
 static int by_score(const void *a, const void *b)
 {
 	const struct verdict *x = a, *y = b;
@@ -193,6 +227,7 @@ void verdict_finish(struct model *m, struct diagnosis *d)
 		host_scores(d, s);
 	else
 		return;
+	setting_scores(d, s);
 	order(d, s);
 	for (size_t i = 0; i < d->nv; i++) {
 		verdict_texts(m, d, &d->v[i]);

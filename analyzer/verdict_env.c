@@ -3,8 +3,13 @@
  * verdict_env.c - the facts the verdict draws from the environment and
  * sample records (env.h): CPU use against what the process may use,
  * worker processes, the GPU's SMs and memory, throttling, other
- * processes on the GPU, the PCIe link and the CUDA versions.
+ * processes on the GPU, the PCIe link, the CUDA versions and the
+ * settings the program was started with (CUDA_LAUNCH_BLOCKING, NCCL's
+ * transports, CUDA_MODULE_LOADING).
  */
+#include <stdlib.h>
+#include <strings.h>
+
 #include "analyzer/diagnosis_internal.h"
 #include "analyzer/env_internal.h"
 
@@ -67,6 +72,25 @@ static void gpu_samples(const struct env_device *n, struct env_facts *e)
 	e->self_mem = g->self_mem_max;
 }
 
+/* A variable set to a number other than 0 ("1"): CUDA's and NCCL's own
+ * reading of their switches. */
+static int switched_on(const struct env_stats *s, const char *name)
+{
+	const char *v = env_setting(s, name);
+
+	return v && strtol(v, NULL, 0) != 0;
+}
+
+static void setting_facts(const struct env_stats *s, struct env_facts *e)
+{
+	const char *mod = env_setting(s, "CUDA_MODULE_LOADING");
+
+	e->launch_blocking = switched_on(s, "CUDA_LAUNCH_BLOCKING");
+	e->p2p_off = switched_on(s, "NCCL_P2P_DISABLE");
+	e->ib_off = switched_on(s, "NCCL_IB_DISABLE");
+	e->eager_modules = mod && !strcasecmp(mod, "EAGER");
+}
+
 void verdict_env_facts(const struct model *m, struct diagnosis *d)
 {
 	const struct env_stats *s = m->env;
@@ -76,6 +100,7 @@ void verdict_env_facts(const struct model *m, struct diagnosis *d)
 	if (!s)
 		return;
 	cpu_facts(s, e);
+	setting_facts(s, e);
 	i = env_main_nvml(m);
 	c = i >= 0 ? env_cuda_of(m, i) : -1;
 	if (c < 0 && s->n_cuda)
@@ -93,4 +118,41 @@ void verdict_env_facts(const struct model *m, struct diagnosis *d)
 	e->pcie_gen_max = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_GEN_MAX), 0);
 	e->pcie_width = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_WIDTH), 0);
 	e->pcie_width_max = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_WIDTH_MAX), 0);
+}
+
+/*
+ * CUDA_LAUNCH_BLOCKING unset: the host no longer waits inside a launch for
+ * its kernel, so its work overlaps the GPU's.  The wait is the time in
+ * launch calls, at most the kernels' time (GPU records); the overlap it
+ * can win is at most the GPU's idle time (without GPU records: the host's
+ * time outside launches).  The high end is that overlap in full, the low
+ * end half of it: waits the program makes itself (.item()) keep part of
+ * the run serial.
+ */
+double verdict_blocking_gain(const struct diagnosis *d)
+{
+	int gpu = d->have_gpu && d->steady.span_ns;
+	double T = (double)(gpu ? d->steady.span_ns : d->host.span_ns);
+	double wait = (double)d->region_launch_ns, idle;
+
+	if (gpu) {
+		wait = wait < (double)d->steady.busy_ns ? wait :
+		       (double)d->steady.busy_ns;
+		idle = T - (double)d->steady.busy_ns;
+	} else {
+		idle = T - wait;
+	}
+	return T > 0 && idle > 0 ? (wait < idle ? wait : idle) / T : 0;
+}
+
+void verdict_env_gain(const struct diagnosis *d, double score, double *lo,
+		      double *hi)
+{
+	double rest = score - d->env.blocking_score, b = 0;
+
+	if (d->env.launch_blocking)
+		b = verdict_blocking_gain(d);
+	rest = rest > 0 ? rest : 0;
+	*hi = b + rest;
+	*lo = b / 2 + rest / 3;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "analyzer/diagnosis_internal.h"
+#include "analyzer/env.h"
 #include "analyzer/gpu.h"
 #include "analyzer/memory.h"
 #include "analyzer/units.h"
@@ -333,9 +334,52 @@ static void kernel_texts(struct ctx *c)
 	    "torch.compile; judge after ~100 steps, compilation takes a while");
 }
 
+/* The settings' evidence; 1 when one of them gives the change. */
+static int setting_texts(struct ctx *c)
+{
+	const struct env_facts *e = &c->d->env;
+	const struct diagnosis *d = c->d;
+	const char *nccl = e->p2p_off && e->ib_off ? "NCCL_P2P_DISABLE and "
+			   "NCCL_IB_DISABLE" : e->p2p_off ? "NCCL_P2P_DISABLE" :
+			   "NCCL_IB_DISABLE";
+	char b[UNITS_BUF];
+
+	if (e->launch_blocking)
+		EV("CUDA_LAUNCH_BLOCKING=%s: every launch waited for its kernel; "
+		   "launch calls took %.0f%% of the time (%s per launch), the "
+		   "GPU idle time it explains %.0f%%",
+		   env_setting(c->m->env, "CUDA_LAUNCH_BLOCKING"),
+		   100 * share(c, d->region_launch_ns),
+		   fmt_ns(b, sizeof(b), d->region_launches ?
+			  d->region_launch_ns / d->region_launches : 0),
+		   100 * e->blocking_score);
+	if (e->nccl_share > 0)
+		EV("%s set while NCCL ran %.0f%% of the time: NCCL moves data "
+		   "through host memory or sockets instead", nccl,
+		   100 * e->nccl_share);
+	if (e->eager_modules)
+		EV("CUDA_MODULE_LOADING=EAGER: a slower start and more GPU "
+		   "memory, no faster steps");
+	if (e->launch_blocking) {
+		CHANGE("unset CUDA_LAUNCH_BLOCKING");
+		ADV("CUDA_LAUNCH_BLOCKING=1 is for debugging: remove it from the "
+		    "job's environment (shell profile, launch script, container); "
+		    "then trace again: the launch gaps left are the program's");
+		return 1;
+	}
+	if (e->nccl_share > 0) {
+		CHANGE("unset %s", nccl);
+		ADV("turn NCCL's transports off only to work around a fault; "
+		    "NCCL_DEBUG=INFO shows which transport each channel uses");
+		return 1;
+	}
+	return 0;
+}
+
 static void env_texts(struct ctx *c)
 {
 	const struct env_facts *e = &c->d->env;
+	int set = setting_texts(c);
 
 	if (c->gpu && c->d->steady.cause[IC_ENV])
 		EV("work queued while another process held the GPU: %.0f%%",
@@ -358,6 +402,8 @@ static void env_texts(struct ctx *c)
 		   (long long)e->driver_version % 1000 / 10,
 		   (long long)e->runtime_version / 1000,
 		   (long long)e->runtime_version % 1000 / 10);
+	if (set)
+		return;
 	CHANGE("fix throttling, GPU sharing or the PCIe link");
 	ADV("check clocks and limits (nvidia-smi -q -d CLOCK,TEMPERATURE,POWER), "
 	    "run alone on the GPU, keep the GPU in a full-width slot, use a driver "

@@ -15,7 +15,9 @@
  *   NCCL                at most all of it, at least a fifth (overlap is
  *                       partial)
  *   launch gaps         graph replay leaves 1-3 us per kernel
- *   environment         at most the score, at least a third
+ *   environment         at most the score, at least a third; with
+ *                       CUDA_LAUNCH_BLOCKING set, what unsetting it
+ *                       saves (verdict_env.c)
  */
 #include "analyzer/diagnosis_internal.h"
 
@@ -108,7 +110,7 @@ void whatif_gain(const struct model *m, const struct diagnosis *d,
 			hi = 0.5 * v->score, lo = 0;
 		break;
 	case VC_ENV:
-		hi = v->score, lo = hi / 3;
+		verdict_env_gain(d, v->score, &lo, &hi);
 		break;
 	default:
 		break;

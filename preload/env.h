@@ -25,8 +25,14 @@ struct gt_gpus {
  * fills g (empty when NVML is missing). */
 void gt_env_nvml(struct gt_gpus *g);
 
-/* CPU count, affinity, cgroup limit, memory, the sampling interval. */
+/* CPU count, affinity, cgroup limit, memory, the sampling interval,
+ * the settings (below). */
 void gt_env_host(void);
+
+struct gt_items;
+/* The variables that change CUDA's, NCCL's or OpenMP's behaviour, as the
+ * program was started with them (env_settings.c). */
+void gt_env_settings(struct gt_items *it);
 
 /*
  * CUDA's devices and versions, asked only once the program initialised

@@ -2,8 +2,9 @@
 /*
  * env_host.c - the host side of the environment: how many CPUs the
  * machine has, which ones this process may use (affinity, cgroup quota),
- * the memory, and the sampling interval in force.  Read from sysconf,
- * sched_getaffinity, /proc and /sys once, when the dump opens.
+ * the memory, the sampling interval in force and the settings of
+ * env_settings.c.  Read from sysconf, sched_getaffinity, /proc and /sys
+ * once, when the dump opens.
  */
 #include <fcntl.h>
 #include <sched.h>
@@ -107,5 +108,6 @@ void gt_env_host(void)
 	cpu_quota(&it);
 	memory(&it);
 	gt_items_num(&it, GT_ENV_SAMPLE_MS, gt_cfg.sample_ms);
+	gt_env_settings(&it);
 	gt_items_put(&it, GT_CHUNK_ENV);
 }

@@ -414,6 +414,21 @@ enum gt_env_key {
 	GT_ENV_HOST_MEMORY = 9,     /* bytes */
 	GT_ENV_CUDA_DEVICES = 10,   /* devices CUDA shows the program */
 	GT_ENV_SAMPLE_MS = 11,      /* GPUTRACE_SAMPLE_MS, 0 = no samples */
+	GT_ENV_SETTINGS = 12,       /* how many of the variables that change
+	                               CUDA's, NCCL's or the math libraries'
+	                               behaviour were set at start (see
+	                               GT_ENV_SETTING); written even when 0,
+	                               so its presence says they were read */
+	GT_ENV_SETTING = 13,        /* repeatable: one such variable, text
+	                               "NAME=value" (cut at 255 bytes),
+	                               value 0.  The variables:
+	                               CUDA_LAUNCH_BLOCKING,
+	                               CUDA_MODULE_LOADING,
+	                               CUDA_DEVICE_MAX_CONNECTIONS,
+	                               CUDA_VISIBLE_DEVICES,
+	                               OMP_NUM_THREADS, MKL_NUM_THREADS
+	                               and every NCCL_*; one not set has
+	                               no item */
 	/* a device: GT_SCOPE_CUDA | ordinal, or an NVML index */
 	GT_ENV_NAME = 32,           /* text */
 	GT_ENV_UUID = 33,           /* text (NVML) */

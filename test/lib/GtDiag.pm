@@ -6,7 +6,8 @@
 # on one timeline in nanoseconds, written through GtDump so that the
 # right answers (idle time by cause, steps, the verdict) are known.
 #
-#   my $g = GtDiag->new(sm => 132, cores => 16);
+#   my $g = GtDiag->new(sm => 132, cores => 16,
+#                       settings => ['CUDA_LAUNCH_BLOCKING=1']);
 #   $g->launch(1, 1000, 5000);                  # tid, t0, dur (fn => 1)
 #   $g->kernel(7000, 9000, grid => [1024]);     # start, end on the GPU
 #   $g->sync(1, 10000, 50000, stack => 1);
@@ -49,7 +50,8 @@ sub new {
 		       samples => [], stacks => {}, fns => { 1 => 1 },
 		       window => $o{window}, no_gpu => $o{no_gpu},
 		       grids => $o{grids} // {},      # fn => [x, y, z]
-		       cupti => $o{cupti} // 1 }, $class;
+		       cupti => $o{cupti} // 1,
+		       settings => $o{settings} }, $class;  # ["NAME=value"...]
 }
 
 sub ev {
@@ -192,6 +194,8 @@ sub write_env {
 
 	push @host, [7, $self->{affinity}, "0-" . ($self->{affinity} - 1)]
 		if $self->{affinity};
+	push @host, [12, scalar @{ $self->{settings} }], map { [13, 0, $_] }
+		@{ $self->{settings} } if $self->{settings};
 	$d->add_chunk(CHUNK_ENV, info_chunk(0, SCOPE_HOST, @host));
 	$d->add_chunk(CHUNK_ENV, info_chunk(0, SCOPE_CUDA, [37, $self->{sm}],
 					     [35, $self->{gpu_mem}], [32, 0, 'H200']));
