@@ -40,6 +40,7 @@ void *gt_driver_symbol(const char *name) { (void)name; return NULL; }
 void gt_signals_init(void) {}
 void gt_signals_arm(void) {}
 void gt_signals_after_fork(void) {}
+void gt_signals_request(int sig, void (*fn)(void)) { (void)sig; (void)fn; }
 void gt_exec_init(void) {}
 
 static _Atomic uint64_t attempted;
