@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * writer.h - the background path: a thread that drains the rings every
- * GPUTRACE_FLUSH_MS into the dump file, and the final flush at exit.
+ * GPUTRACE_FLUSH_MS (sooner when a ring is half full) into the dump file,
+ * and the final flush at exit.
  */
 #ifndef GPUTRACE_PRELOAD_WRITER_H
 #define GPUTRACE_PRELOAD_WRITER_H
