@@ -13,6 +13,8 @@
  * When the memory budget is spent and rings of exited threads wait to be
  * taken back, a starting thread has the writer run a cycle at once (at
  * most GT_RING_WAIT_MS, once per thread) rather than going without.
+ * A thread whose ring fills faster than the writer's period wakes it when
+ * the ring is half full (gt_ring_half).
  */
 #include <pthread.h>
 #include <string.h>
@@ -149,6 +151,7 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t)
 	t->tail_seen = 0;
 	t->mask = ring->mask;
 	t->id_base = (uint64_t)ring->index << 40;
+	t->wake_at = (uint32_t)((ring->mask + 1) / 2);
 	t->ring = ring;
 	gt_writer_start();
 	return ring;
@@ -156,6 +159,25 @@ no_ring:
 	atomic_fetch_add_explicit(&gt_drops_no_ring, 1, memory_order_relaxed);
 	gt_writer_start();
 	return NULL;
+}
+
+/*
+ * wake_at keeps 32 bits of the head: with a ring of more than 2^32
+ * records it can also match 2^32 records early, which costs one more read
+ * of the tail and no wake (the ring is not half full then).
+ */
+__attribute__((noinline, cold)) void gt_ring_half(struct gt_thread *t)
+{
+	uint64_t half = (t->mask + 1) / 2;
+	uint64_t tail = atomic_load_explicit(&t->ring->tail, memory_order_acquire);
+
+	t->tail_seen = tail;
+	if (t->head - tail < half) {
+		t->wake_at = (uint32_t)(tail + half);
+		return;
+	}
+	t->wake_at = (uint32_t)(t->head + half);
+	gt_writer_wake();
 }
 
 struct gt_ring *gt_ring_first(void)

@@ -41,7 +41,8 @@ struct gt_ring {
  * line reached through another (TLS -> ring -> head, tail, mask -> slot)
  * is a miss waited for in turn (test/bench/launch_cost.c measures it).
  * The producer keeps its own head and the last tail it saw; it reads the
- * shared tail only when the ring looks full.
+ * shared tail only when the ring looks full, or when its head reaches
+ * wake_at (see gt_ring_half).
  */
 struct gt_thread {
 	struct gt_rec *recs;        /* ring->recs */
@@ -53,7 +54,11 @@ struct gt_thread {
 	unsigned generation;        /* gt_mark->generation when taken */
 	int busy;                   /* inside a wrapper: nested calls pass */
 	int no_ring;                /* the memory budget is spent */
+	uint32_t wake_at;           /* low 32 bits of the head that checks for
+				     * half full next (gt_ring_half) */
 } __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct gt_thread) == 64, "gt_thread fits one cache line");
 
 extern __thread struct gt_thread gt_self;
 extern _Atomic uint64_t gt_drops_no_ring;   /* threads without a ring */
@@ -68,6 +73,18 @@ struct gt_ring *gt_ring_first(void);
 
 /* Writer: forget drained rings of exited threads and keep them for reuse. */
 void gt_ring_collect(void);
+
+/*
+ * Out of line, from gt_rec_commit when the head reaches wake_at: read the
+ * shared tail and, if the ring is half full or more, wake the writer now
+ * rather than at the end of its GPUTRACE_FLUSH_MS sleep (a futex wake: a
+ * system call).  The next check is set where the ring could be half full
+ * at the earliest: half a ring past the tail just read, or past the head
+ * after a wake.  So a thread the writer keeps up with makes no system
+ * call: it reads the tail once per half ring and goes on; one faster than
+ * the period wakes the writer once per half ring.
+ */
+void gt_ring_half(struct gt_thread *t);
 
 /* Fork child: the parent's rings are not ours; start over. */
 void gt_ring_forget_all(void);
@@ -116,7 +133,11 @@ gt_hot_inline uint64_t gt_rec_id(void)
 	return gt_self.id_base | (gt_self.head & ((1ull << 40) - 1));
 }
 
-/* Publish the record taken by gt_rec_begin. */
+/*
+ * Publish the record taken by gt_rec_begin.  Beyond the publish, one
+ * compare on the line already read, taken once per half ring at most:
+ * the half-full check (gt_ring_half) is out of line.
+ */
 gt_hot_inline void gt_rec_commit(struct gt_rec *r, int op, int result)
 {
 	struct gt_thread *t = &gt_self;
@@ -125,6 +146,8 @@ gt_hot_inline void gt_rec_commit(struct gt_rec *r, int op, int result)
 	r->result = (int16_t)result;
 	t->head++;
 	atomic_store_explicit(&t->ring->head, t->head, memory_order_release);
+	if (unlikely((uint32_t)t->head == t->wake_at))
+		gt_ring_half(t);
 	t->busy = 0;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * writer.c - the background path: drains every ring each GPUTRACE_FLUSH_MS
- * and packs the records into the dump (format.h), then finishes the dump at
- * exit.
+ * (sooner when a ring is half full) and packs the records into the dump
+ * (format.h), then finishes the dump at exit.
  *
  * Only this thread (or the exit path, after it stopped) touches the dump
  * and the id maps, so nothing here needs a lock; the thread sleeps on a
@@ -35,6 +35,7 @@
 
 #define EV_CHUNK_MAX (256u << 10)   /* payload bytes per events chunk */
 #define EV_REC_MAX (16 * GT_VARINT_MAX)   /* 5 common + up to 11 args */
+#define EV_RELEASE 4096             /* slots handed back during a drain */
 
 static struct {
 	atomic_int started;
@@ -299,6 +300,12 @@ static void put_drops(uint32_t tid, uint64_t count)
 	w.dropped += count;
 }
 
+/*
+ * Encode a ring's records up to its snap.  The tail moves every
+ * EV_RELEASE records, not only at the end: a slot is free once encoded,
+ * and a long drain (a busy machine takes the CPU from this thread) then
+ * does not leave a fast thread's ring full meanwhile.
+ */
 static void drain_ring(struct gt_ring *ring)
 {
 	uint64_t head = ring->snap;
@@ -315,6 +322,9 @@ static void drain_ring(struct gt_ring *ring)
 				events_end();
 				events_begin(ring, i + 1);
 			}
+			if (((i + 1) & (EV_RELEASE - 1)) == 0)  /* encoded: reusable */
+				atomic_store_explicit(&ring->tail, i + 1,
+						      memory_order_release);
 		}
 		events_end();
 	}
@@ -495,7 +505,8 @@ static void wait_until(_Atomic uint32_t *word, uint32_t seen, uint64_t until)
  * Drain every flush_ms, counted from the start of the last drain (a
  * program killed outright loses what came after the last drain's start:
  * the period, plus the time one drain takes to write); woken early by
- * gt_writer_finish, a signal, or a thread that needs a ring.
+ * gt_writer_finish, a signal, a thread that needs a ring, or one whose
+ * ring is half full (gt_writer_wake).
  */
 static void *writer_main(void *arg)
 {
@@ -548,13 +559,18 @@ int gt_writer_foreign(void)
 	return w.pid && w.pid != getpid();
 }
 
+void gt_writer_wake(void)
+{
+	atomic_fetch_add(&w.wake, 1);
+	gt_futex_wake(&w.wake);
+}
+
 static void stop_thread(void)
 {
 	if (!w.thread_running || gt_writer_foreign())
 		return;                 /* none, or a parent's: not here */
 	atomic_store(&w.stop, 1);
-	atomic_fetch_add(&w.wake, 1);
-	gt_futex_wake(&w.wake);
+	gt_writer_wake();
 	pthread_join(w.thread, NULL);
 	w.thread_running = 0;
 	atomic_store(&w.stop, 0);
@@ -570,8 +586,7 @@ int gt_writer_cycle_wait(unsigned ms)
 	while ((int32_t)((seen = atomic_load(&w.cycles)) - want) < 0) {
 		if ((now = gt_now()) >= deadline || !atomic_load(&w.alive))
 			return -1;
-		atomic_fetch_add(&w.wake, 1);
-		gt_futex_wake(&w.wake);
+		gt_writer_wake();
 		gt_futex_wait(&w.cycles, seen,
 			      (unsigned)((deadline - now) / 1000000u) + 1);
 	}
@@ -586,8 +601,7 @@ int gt_writer_end_async(unsigned ms)
 	    gt_writer_foreign())
 		return atomic_load(&w.end_done) ? 0 : -1;
 	atomic_store(&w.end_req, 1);
-	atomic_fetch_add(&w.wake, 1);
-	gt_futex_wake(&w.wake);
+	gt_writer_wake();
 	while (!atomic_load(&w.end_done) && (now = gt_now()) < deadline)
 		gt_futex_wait(&w.end_done, 0,
 			      (unsigned)((deadline - now) / 1000000u) + 1);

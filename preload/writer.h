@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * writer.h - the background path: a thread that drains the rings every
- * GPUTRACE_FLUSH_MS into the dump file, and the final flush at exit.
+ * GPUTRACE_FLUSH_MS (sooner when a ring is half full) into the dump file,
+ * and the final flush at exit.
  */
 #ifndef GPUTRACE_PRELOAD_WRITER_H
 #define GPUTRACE_PRELOAD_WRITER_H
@@ -17,6 +18,10 @@ void gt_writer_start(void);
 
 /* Stop the thread, drain everything, finish the dump, say where it is. */
 void gt_writer_finish(void);
+
+/* Have the writer thread drain now, not at the end of its sleep: a
+ * futex wake (a system call), for a ring half full (gt_ring_half). */
+void gt_writer_wake(void);
 
 /* Fork child: the parent's writer thread and file are not ours. */
 void gt_writer_forget(void);

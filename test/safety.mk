@@ -12,8 +12,9 @@
 #                     FUZZ_SECONDS (300), from test/corpus/, test/fuzz/seeds/
 #                     and the sample dump
 #   make test-safety  all three (what CI runs after make test)
-#   make bench-analyzer  the analyzer's speed on a synthetic dump of
-#                     BENCH_EVENTS (20000000) events (CPU only)
+#   make bench-analyzer  the analyzer's CPU time and peak memory for each
+#                     output on synthetic dumps of 1M, 10M and 50M events
+#                     (SIZES, OUTPUTS; CPU only)
 #   make bench-launch the added time per launch on the fake driver, with
 #                     the caches a driver would leave (CPU only)
 
@@ -91,20 +92,16 @@ fuzz: $(FUZZ_B)/fuzz_dump
 
 test-safety: test-asan test-tsan fuzz
 
-# ---- the analyzer's speed (the rest of the benchmark needs a GPU:
-# test/bench/overhead.sh) ---------------------------------------------------
-BENCH_EVENTS ?= 20000000
-
+# ---- the analyzer's speed, for each output (test/bench/bench_analyzer.sh;
+# the rest of the benchmark needs a GPU: test/bench/overhead.sh) -----------
 $(B)/make_big_dump: test/bench/make_big_dump.c include/gputrace/*.h
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
-bench-analyzer: $(ANALYZER) $(B)/make_big_dump
-	$(B)/make_big_dump $(B)/big.bin $(BENCH_EVENTS) 8
-	@s=$$(date +%s%N); $(ANALYZER) --json $(B)/big.bin >/dev/null; \
-	e=$$(date +%s%N); ms=$$(( (e - s) / 1000000 )); \
-	echo "gputrace-analyze: $(BENCH_EVENTS) events in $$ms ms," \
-	     "$$(( $(BENCH_EVENTS) / (ms + 1) * 1000 )) events/s"
-	@rm -f $(B)/big.bin
+$(B)/rusage: test/bench/rusage.c
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+bench-analyzer: $(ANALYZER) $(B)/make_big_dump $(B)/rusage
+	B=$(B) test/bench/bench_analyzer.sh
 
 # ---- the added time per launch on the fake driver, cold caches included
 # (test/bench/launch_cost.sh; the real figure needs a GPU) -----------------

@@ -74,6 +74,33 @@ static void idmap_gives_stable_ids(void **state)
 	gt_idmap_free(&m);
 }
 
+/* Keys that differ in one byte only, at every position (each word of the
+ * hash), among many entries (the table grows, slots collide): every key
+ * keeps the id it got first, in the order keys came. */
+static void idmap_tells_close_keys_apart(void **state)
+{
+	struct gt_idmap m = { 0 };
+	uint8_t key[GT_IDMAP_KEY];
+	uint32_t next = 0;
+	int added;
+
+	for (int pass = 0; pass < 2; pass++) {
+		next = 0;
+		for (int pos = 0; pos < GT_IDMAP_KEY; pos++) {
+			for (int v = 0; v < 256; v++) {
+				memset(key, 0xa5, sizeof(key));
+				key[pos] = (uint8_t)v;
+				if (v == 0xa5 && pos)
+					continue;       /* the same key as at pos 0 */
+				assert_int_equal(gt_idmap_get(&m, key, &added), ++next);
+				assert_int_equal(added, !pass);
+			}
+		}
+	}
+	assert_int_equal(m.used, next);
+	gt_idmap_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -81,6 +108,7 @@ int main(void)
 		cmocka_unit_test(bad_varints_are_refused),
 		cmocka_unit_test(zigzag_round_trips),
 		cmocka_unit_test(idmap_gives_stable_ids),
+		cmocka_unit_test(idmap_tells_close_keys_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
