@@ -14,6 +14,7 @@
 #include "analyzer/diff.h"
 #include "analyzer/export.h"
 #include "analyzer/export_facts.h"
+#include "analyzer/files.h"
 #include "analyzer/html.h"
 #include "analyzer/progress.h"
 #include "analyzer/ranks.h"
@@ -79,7 +80,7 @@ int export_load_model(const char *path, struct model *m, uint64_t base)
 static int is_dump(const char *path)
 {
 	char magic[8];
-	FILE *fp = fopen(path, "rb");
+	FILE *fp = files_open_input(path);
 	int ok;
 
 	if (!fp)

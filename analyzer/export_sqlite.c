@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analyzer/export.h"
+#include "analyzer/files.h"
 #include "analyzer/util.h"
 
 #ifndef HAVE_SQLITE
@@ -236,8 +237,9 @@ static int schema(struct sq *s)
 static int open_db(struct sq *s, const char *path)
 {
 	s->path = path;
-	if (unlink(path) < 0 && errno != ENOENT) {
-		error_msg("cannot replace '%s': %s", path, strerror(errno));
+	if (files_check_output(path) < 0 ||
+	    (unlink(path) < 0 && errno != ENOENT)) {
+		error_msg("cannot replace '%s': %s", path, files_strerror(errno));
 		s->failed = 1;
 		return -1;
 	}
@@ -317,8 +319,8 @@ int sqlite_export(const char *out, struct export_dump *d, size_t n)
 	if (rc == 0)
 		rc = finish(&s);
 	close_db(&s);
-	if (rc || s.failed)
-		unlink(out);
+	if ((rc || s.failed) && s.db)
+		files_remove_output(out);
 	return rc || s.failed ? EXIT_BADINPUT : 0;
 }
 

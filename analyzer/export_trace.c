@@ -14,6 +14,7 @@
 
 #include "analyzer/demangle.h"
 #include "analyzer/export_trace_internal.h"
+#include "analyzer/files.h"
 #include "analyzer/nccl.h"
 #include "analyzer/progress.h"
 #include "analyzer/util.h"
@@ -448,12 +449,12 @@ static int write_dumps(struct trace *t, struct export_dump *d, size_t n)
 int trace_export(const char *out, struct export_dump *d, size_t n,
 		 const struct export_opts *o)
 {
-	FILE *fp = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	FILE *fp = strcmp(out, "-") ? files_open_output(out) : stdout;
 	struct trace *t;
 	int rc;
 
 	if (!fp) {
-		error_msg("cannot write '%s': %s", out, strerror(errno));
+		error_msg("cannot write '%s': %s", out, files_strerror(errno));
 		return EXIT_BADINPUT;
 	}
 	t = xcalloc(1, sizeof(*t));
@@ -475,5 +476,7 @@ int trace_export(const char *out, struct export_dump *d, size_t n,
 	}
 	reset_dump(t);
 	free(t);
+	if (rc && fp != stdout)
+		files_remove_output(out);       /* no partial timeline */
 	return rc ? EXIT_BADINPUT : 0;
 }
