@@ -6,7 +6,8 @@
 #   make deps         install the Debian packages the tests need
 #   make test         build the fakes and workloads, run every test (TAP, prove)
 #   make test-safety  the same under ASan+UBSan, the recording path under
-#                     TSan, and a 60 s fuzzing run (test/safety.mk)
+#                     TSan, and a bounded fuzzing run of each output mode
+#                     (test/safety.mk; make fuzz-long: a million runs each)
 #   make install      install into $(DESTDIR)$(PREFIX)/{lib,bin}
 #   make clean
 #

@@ -200,8 +200,8 @@ static int set_window(const struct export_opts *o, struct export_dump *d,
 	const char *why;
 
 	for (size_t i = 0; i < n; i++)
-		if ((uint64_t)((int64_t)d[i].start_ns + d[i].offset_ns) < base)
-			base = (uint64_t)((int64_t)d[i].start_ns + d[i].offset_ns);
+		if (d[i].start_ns + (uint64_t)d[i].offset_ns < base)
+			base = d[i].start_ns + (uint64_t)d[i].offset_ns;
 	if (o->have_from)
 		from = base + o->from_ns;
 	if (o->have_to)

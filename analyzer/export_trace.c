@@ -21,7 +21,8 @@
 
 uint64_t trace_ts(const struct trace *t, uint64_t host_ns)
 {
-	int64_t v = (int64_t)(host_ns - t->base_ns) + t->d->offset_ns;
+	/* modulo 2^64: times and offsets from a dump can be anything */
+	int64_t v = (int64_t)(host_ns - t->base_ns + (uint64_t)t->d->offset_ns);
 
 	return v > 0 ? (uint64_t)v : 0;
 }
@@ -407,7 +408,7 @@ static uint64_t base_of(const struct export_dump *d, size_t n)
 	uint64_t base = UINT64_MAX;
 
 	for (size_t i = 0; i < n; i++) {
-		int64_t s = (int64_t)d[i].start_ns + d[i].offset_ns;
+		int64_t s = (int64_t)(d[i].start_ns + (uint64_t)d[i].offset_ns);
 		uint64_t v = s > 0 ? (uint64_t)s : 0;
 
 		if (v < base)

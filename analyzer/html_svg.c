@@ -220,8 +220,8 @@ static void axis(FILE *out, const struct html_bins *b, int y, size_t used)
 			"stroke=\"#888\"/><text class=\"tick\" x=\"%.1f\" y=\"%d\" "
 			"text-anchor=\"%s\">%s</text>\n", x, y, x, y + 4, x, y + 16,
 			k == 4 ? "end" : k ? "middle" : "start",
-			fmt_ns(t, sizeof(t), (uint64_t)((double)k / 4 * (double)used *
-							(double)b->width)));
+			fmt_ns(t, sizeof(t), sat_from_double((double)k / 4 *
+							     (double)used * (double)b->width)));
 	}
 }
 

@@ -291,27 +291,27 @@ static void add_bucket(struct diagnosis *d, const struct kbucket *b, double w)
 {
 	int sm = d->env.sm_count;
 
-	d->region_kernels += (uint64_t)(w * b->kernels + 0.5);
-	d->region_kernel_ns += (uint64_t)(w * b->kernel_ns);
-	d->region_small += (uint64_t)(w * b->small + 0.5);
-	d->region_small_ns += (uint64_t)(w * b->small_ns);
-	d->region_nccl_ns += (uint64_t)(w * b->nccl_ns);
-	d->region_opt_ns += (uint64_t)(w * b->opt_ns);
-	d->region_launches += (uint64_t)(w * b->launches + 0.5);
-	d->region_launch_ns += (uint64_t)(w * b->launch_ns);
-	d->region_htod_bytes += (uint64_t)(w * b->htod_bytes);
-	d->region_graphs += (uint64_t)(w * b->graphs + 0.5);
+	d->region_kernels += sat_from_double(w * b->kernels + 0.5);
+	d->region_kernel_ns += sat_from_double(w * b->kernel_ns);
+	d->region_small += sat_from_double(w * b->small + 0.5);
+	d->region_small_ns += sat_from_double(w * b->small_ns);
+	d->region_nccl_ns += sat_from_double(w * b->nccl_ns);
+	d->region_opt_ns += sat_from_double(w * b->opt_ns);
+	d->region_launches += sat_from_double(w * b->launches + 0.5);
+	d->region_launch_ns += sat_from_double(w * b->launch_ns);
+	d->region_htod_bytes += sat_from_double(w * b->htod_bytes);
+	d->region_graphs += sat_from_double(w * b->graphs + 0.5);
 	for (unsigned c = 0; sm > 0 && c < GRID_CLASSES; c++) {
 		int low;
 		double f = class_fill(c, sm, &low);
 
 		d->region_fill_ns += w * f * b->grid_ns[c];
-		d->region_fill_known_ns += (uint64_t)(w * b->grid_ns[c]);
-		d->region_fill_known_launches += (uint64_t)(w * b->grid_launches[c] + 0.5);
+		d->region_fill_known_ns += sat_from_double(w * b->grid_ns[c]);
+		d->region_fill_known_launches += sat_from_double(w * b->grid_launches[c] + 0.5);
 		if (!low)
 			continue;
-		d->region_lowfill_ns += (uint64_t)(w * b->grid_ns[c]);
-		d->region_lowfill_launches += (uint64_t)(w * b->grid_launches[c] + 0.5);
+		d->region_lowfill_ns += sat_from_double(w * b->grid_ns[c]);
+		d->region_lowfill_launches += sat_from_double(w * b->grid_launches[c] + 0.5);
 	}
 }
 

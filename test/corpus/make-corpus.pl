@@ -111,6 +111,10 @@ my %odd = (
 		. gpu_kernel(1000, 0xffffffffffffff00) . $end,
 	'window-end-of-time' => good() . window(1000, 0xfffffffffffffff0)
 		. window(0xfffffffffffffff0, 0xffffffffffffffff),
+	'window-end-of-time-late' => good()
+		. window(0xfffffffffffffff0, 0xffffffffffffffff)
+		. window(1000, 0xfffffffffffffff0),
+	'header-only' => good(),
 	'events-end-of-time' => $launcher . chunk(CHUNK_EVENTS,
 		pack('V V Q< V V Q<', 1, 2, 0xfffffffffffff000, 1, 0, 0)
 		. join('', map { varint($_) } (1, 0, 0xff0, 0, 0, 1,

@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # 22-analyzer-modes.t - every dump of test/corpus/ (the broken ones and the
 # odd ones of test/corpus/odd/, with times near 2^64 and kernels defined
-# again) in every output mode: the text report, --json, --trace, --sqlite,
+# again) and what fuzzing found (test/fuzz/seeds/regress-*) in every output
+# mode: the text report, --json, --trace, --sqlite,
 # --html, --diff and ranks.  Each run finishes (well within a minute), ends
 # with exit status 0 or 2 and no signal, and a run that fails leaves no
 # output file behind.
@@ -16,7 +17,8 @@ use GtDump qw(analyzer_path);
 
 my $LIMIT = 20;                 # seconds: each run takes well under one
 my $corpus = "$FindBin::Bin/../corpus";
-my @files = (sort(glob("$corpus/*.bin")), sort(glob("$corpus/odd/*.bin")));
+my @files = (sort(glob("$corpus/*.bin")), sort(glob("$corpus/odd/*.bin")),
+	     sort(glob("$FindBin::Bin/../fuzz/seeds/regress-*.bin")));
 my $tmp = tempdir(CLEANUP => 1);
 
 plan skip_all => 'analyzer not built' unless -x analyzer_path();
@@ -51,7 +53,7 @@ my %modes = (
 );
 
 for my $f (@files) {
-	(my $name = $f) =~ s{.*/corpus/}{};
+	(my $name = $f) =~ s{.*/(corpus|seeds)/}{};
 	for my $mode (sort keys %modes) {
 		unlink("$tmp/out");
 		my ($rc, $sig, $late) = run_limited($modes{$mode}->($f));
