@@ -94,22 +94,26 @@ static void put_key_u64(struct xout *o, const char *key, uint64_t v)
 	xo_u64(o, v);
 }
 
-/* The args of a launch of shape id, built at its first launch. */
+/* The args of a launch of shape id (struct trace_shape). */
 static const char *shape_args(struct trace *t, const struct dump_reader *r,
 			      uint64_t id)
 {
 	struct trace_shape *s = id <= UINT32_MAX ? hmap_get_int(&t->shapes, id)
 						 : NULL;
-	uintptr_t fn;
+	const struct trace_func *f;
 	char *full, name[512], *q;
 	const char *sym;
 
 	if (!s)
 		return "\"kernel\":\"<unknown>\"";
-	if (s->args)
+	f = hmap_get_int(&t->funcs, s->function);
+	if (s->args && s->gen == (f ? f->gen : t->fn_gen) &&
+	    s->str_gen == t->str_gen)
 		return s->args;
-	fn = (uintptr_t)hmap_get_int(&t->funcs, s->function);
-	sym = fn > 1 ? dump_string(r, (uint32_t)(fn - 1)) : NULL;
+	free(s->args);
+	s->gen = f ? f->gen : t->fn_gen;
+	s->str_gen = t->str_gen;
+	sym = f && f->name_str ? dump_string(r, f->name_str) : NULL;
 	full = demangle(sym ? sym : "<unknown>");
 	short_kernel_name(full, name, sizeof(name));
 	q = xo_quoted(name);
@@ -275,17 +279,17 @@ static void define_shape(struct trace *t, const struct gt_shape *sh)
 	s->args = NULL;
 }
 
-/* A function defined again: every shape builds its args anew. */
+/* A function defined again: its shapes find out at their next launch. */
 static void define_function(struct trace *t, const struct gt_function *f)
 {
-	struct trace_shape *s;
-	size_t pos = 0;
+	struct trace_func *fn = hmap_get_int(&t->funcs, f->id);
 
-	hmap_put_int(&t->funcs, f->id, (void *)(uintptr_t)(f->name_str + 1ull));
-	while ((s = hmap_next(&t->shapes, &pos))) {
-		free(s->args);
-		s->args = NULL;
+	if (!fn) {
+		fn = xmalloc(sizeof(*fn));
+		hmap_put_int(&t->funcs, f->id, fn);
 	}
+	fn->name_str = f->name_str;
+	fn->gen = ++t->fn_gen;
 }
 
 static void trace_record(void *ctx, const struct dump_reader *r,
@@ -340,6 +344,7 @@ static void trace_record(void *ctx, const struct dump_reader *r,
 		hmap_put_int(&t->strs, rec->string.id, NULL);
 		free(hmap_get_int(&t->names, rec->string.id));
 		hmap_put_int(&t->names, rec->string.id, NULL);
+		t->str_gen += rec->string.again;   /* a kernel's name too */
 		break;
 	default:
 		break;
@@ -369,7 +374,7 @@ static void reset_dump(struct trace *t)
 {
 	free_map(&t->ops, free);
 	free_map(&t->shapes, free_shape);
-	free_map(&t->funcs, NULL);
+	free_map(&t->funcs, free);
 	free_map(&t->names, free);
 	free_map(&t->strs, free);
 	free_map(&t->tids, NULL);

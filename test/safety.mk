@@ -94,7 +94,8 @@ test-safety: test-asan test-tsan fuzz
 # test/bench/overhead.sh) ---------------------------------------------------
 BENCH_EVENTS ?= 20000000
 
-$(B)/make_big_dump: test/bench/make_big_dump.c include/gputrace/*.h
+$(B)/make_big_dump: test/bench/make_big_dump.c test/bench/dump_writer.h \
+		include/gputrace/*.h
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
 bench-analyzer: $(ANALYZER) $(B)/make_big_dump
