@@ -203,9 +203,9 @@ static int set_window(const struct export_opts *o, struct export_dump *d,
 		if (d[i].start_ns + (uint64_t)d[i].offset_ns < base)
 			base = d[i].start_ns + (uint64_t)d[i].offset_ns;
 	if (o->have_from)
-		from = base + o->from_ns;
+		from = sat_add(base, o->from_ns);   /* a start near 2^64 */
 	if (o->have_to)
-		to = base + o->to_ns;
+		to = sat_add(base, o->to_ns);
 	if (o->have_steps) {
 		if (facts_step_span(m0, o->step_first, o->step_last, &t0, &t1,
 				    &why) < 0) {

@@ -85,7 +85,7 @@ fuzz: $(FUZZ_B)/fuzz_dump
 	FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run $(FUZZ_B)
 
 fuzz-long: $(FUZZ_B)/fuzz_dump
-	FUZZ_LONG=1 FUZZ_RUNS=$(FUZZ_LONG_RUNS) FUZZ_SECONDS=100000 \
+	FUZZ_LONG=1 FUZZ_RUNS=$(FUZZ_LONG_RUNS) FUZZ_SECONDS=86400 \
 		test/fuzz/run $(FUZZ_B)
 
 test-safety: test-asan test-tsan fuzz

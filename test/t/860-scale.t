@@ -2,7 +2,7 @@
 # 860-scale.t - many names rather than many events
 # (test/bench/make_worst_dump.c): 60,000 shapes then a kernel defined again
 # 60,000 times, 100,000 distinct kernels, 100,000 distinct NVTX names.
-# Every output mode finishes within generous bounds (a quadratic walk took
+# Every output mode (and --diff, and ranks) finishes within generous bounds (a quadratic walk took
 # minutes: 100,000 kernels in --trace 424 s, 30,000 redefinitions 12 to
 # 17 s), --sqlite keeps every definition of a function with its version
 # and joins each launch to the one in force, and memory stays near 1 KB a
@@ -47,7 +47,8 @@ sub modes {
 	unlink("$dir/out.db");
 	return (json => ['--json', $path], trace => ['--trace', '/dev/null', $path],
 		sqlite => ['--sqlite', "$dir/out.db", $path],
-		html => ['--html', "$dir/out.html", $path]);
+		html => ['--html', "$dir/out.html", $path],
+		diff => ['--diff', $path, $path], ranks => ['--json', $path, $path]);
 }
 
 my %bound = (redefine => 15, kernels => 10, nvtx => 10);
@@ -56,8 +57,8 @@ for my $case (qw(redefine kernels nvtx)) {
 	my $path = make_dump($case, $n{$case});
 	my %m = modes($path);
 
-	for my $mode (qw(json trace sqlite html)) {
-		my $limit = $bound{$case} * $slow;
+	for my $mode (qw(json trace sqlite html diff ranks)) {
+		my $limit = $bound{$case} * $slow * ($mode =~ /diff|ranks/ ? 3 : 1);
 		$limit = 5 * $slow if $case eq 'kernels' && $mode eq 'trace';
 		unlink("$dir/out.db") if $mode eq 'sqlite';
 		my ($t, $rss, $rc) = measure(@{ $m{$mode} });
