@@ -315,7 +315,7 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int site
 			b->outside[0] += o ? sat_from_double(o->cpu * ns) : 0;
 			b->outside[1] += o ? sat_from_double(o->loader * ns) : 0;
 			b->outside[2] += o ? sat_from_double(o->io * ns) : 0;
-			b->outside[3] += (uint64_t)(rest > 0 ? rest : 0);
+			b->outside[3] += sat_from_double(rest);
 		}
 		t = end;
 	}

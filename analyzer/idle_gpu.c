@@ -18,7 +18,7 @@
 
 struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
 {
-	struct kbucket *b;
+	struct kbucket *b, **page;
 	uint64_t i;
 
 	if (t < d->base_ns)
@@ -26,17 +26,12 @@ struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
 	i = (t - d->base_ns) / DIAG_BUCKET_NS;
 	if (i >= DIAG_MAX_BUCKETS)
 		return NULL;
-	if (i >= d->nbuckets) {
-		size_t n = d->nbuckets ? d->nbuckets : 64;
-
-		while (n <= i)
-			n *= 2;
-		d->buckets = xrealloc(d->buckets, n * sizeof(*d->buckets));
-		memset(d->buckets + d->nbuckets, 0,
-		       (n - d->nbuckets) * sizeof(*d->buckets));
-		d->nbuckets = n;
-	}
-	b = &d->buckets[i];
+	page = &d->bucket_pages[i / DIAG_PAGE_BUCKETS];
+	if (!*page)
+		*page = xcalloc(DIAG_PAGE_BUCKETS, sizeof(**page));
+	if (i >= d->nbuckets)
+		d->nbuckets = i + 1;
+	b = &(*page)[i % DIAG_PAGE_BUCKETS];
 	if (!b->t_hi || t < b->t_lo)
 		b->t_lo = t;
 	if (t > b->t_hi)
@@ -326,12 +321,14 @@ void idle_gpu_region_stats(struct diagnosis *d, uint64_t t0, uint64_t t1)
 	if (last >= d->nbuckets)
 		last = d->nbuckets - 1;
 	for (uint64_t i = first; i <= last; i++) {
-		const struct kbucket *b = &d->buckets[i];
-		uint64_t lo = b->t_lo > t0 ? b->t_lo : t0;
-		uint64_t hi = b->t_hi < t1 ? b->t_hi : t1;
+		const struct kbucket *page = d->bucket_pages[i / DIAG_PAGE_BUCKETS];
+		const struct kbucket *b = page ? &page[i % DIAG_PAGE_BUCKETS] : NULL;
+		uint64_t lo, hi;
 
-		if (!b->t_hi)
+		if (!b || !b->t_hi)
 			continue;
+		lo = b->t_lo > t0 ? b->t_lo : t0;
+		hi = b->t_hi < t1 ? b->t_hi : t1;
 		if (b->t_hi == b->t_lo)         /* one moment: in or out */
 			add_bucket(d, b, b->t_lo >= t0 && b->t_lo < t1);
 		else if (hi > lo)
