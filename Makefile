@@ -11,7 +11,8 @@
 #                     missing, without recommended packages)
 #   make test         build the fakes and workloads, run every test (TAP, prove)
 #   make test-safety  the same under ASan+UBSan, the recording path under
-#                     TSan, and a 60 s fuzzing run (test/safety.mk)
+#                     TSan, and a bounded fuzzing run of each output mode
+#                     (test/safety.mk; make fuzz-long: a million runs each)
 #   make install      install into $(DESTDIR)$(PREFIX): the library, the two
 #                     commands, their man pages, the format headers and
 #                     gputrace.pc; make uninstall removes them

@@ -150,7 +150,8 @@ void diagnosis_release(struct model *m)
 	span_release(&d->windows);
 	span_release(&d->region);
 	span_release(&d->warm_region);
-	free(d->buckets);
+	for (size_t i = 0; i < ARRAY_SIZE(d->bucket_pages); i++)
+		free(d->bucket_pages[i]);
 	free(d->samples);
 	free(d->splits);
 	steps_nvtx_release(d);

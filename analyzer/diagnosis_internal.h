@@ -20,7 +20,8 @@
 #define DIAG_MAX_STEPS (1u << 18)
 #define DIAG_MAX_DEVICES 16
 #define DIAG_BUCKET_NS 100000000ull     /* kernel statistics per 100 ms */
-#define DIAG_MAX_BUCKETS (1u << 18)     /* 7.3 hours; at most 52 MB */
+#define DIAG_MAX_BUCKETS (1u << 18)     /* 7.3 hours; at most 72 MiB */
+#define DIAG_PAGE_BUCKETS 1024          /* allocated together: 100 s */
 #define DIAG_FEED_GAP_NS 100000ull      /* launches closer: one run */
 #define DIAG_SYNC_EPS_NS 20000ull       /* a wait this close before an idle
 					   start still drained the queue */
@@ -317,8 +318,10 @@ struct diagnosis {
 	struct span_list windows;
 	uint64_t window_open;           /* start of the open window, 0 none */
 	struct hmap kinds;              /* kernel name_str -> what it is + 1 */
-	struct kbucket *buckets;
-	size_t nbuckets;
+	/* pages of DIAG_PAGE_BUCKETS, each made when the run reaches it (a
+	 * time far from the rest costs one page, not all before it) */
+	struct kbucket *bucket_pages[DIAG_MAX_BUCKETS / DIAG_PAGE_BUCKETS];
+	size_t nbuckets;                /* the last used + 1 */
 	uint64_t base_ns;               /* bucket 0 starts here */
 	struct copy_bw bw;
 	int cupti_state;                /* enum gt_cupti_state, 0 unknown */

@@ -116,8 +116,8 @@ static const char *value(char *buf, enum unit u, int known, double v)
 	if (!known)
 		return "-";
 	switch (u) {
-	case U_NS: return fmt_ns(buf, UNITS_BUF, (uint64_t)v);
-	case U_BYTES: return fmt_bytes(buf, UNITS_BUF, (uint64_t)v);
+	case U_NS: return fmt_ns(buf, UNITS_BUF, sat_from_double(v));
+	case U_BYTES: return fmt_bytes(buf, UNITS_BUF, sat_from_double(v));
 	case U_SHARE: snprintf(buf, UNITS_BUF, "%.1f%%", 100 * v); return buf;
 	default: snprintf(buf, UNITS_BUF, "%.0f", v); return buf;
 	}
@@ -278,7 +278,7 @@ static void side_values(struct json *j, const struct measure *me, int s)
 	else if (me->unit == U_SHARE)
 		json_double(j, me->v[s]);
 	else
-		json_uint(j, (uint64_t)me->v[s]);
+		json_uint(j, sat_from_double(me->v[s]));
 }
 
 static void lines_json(struct json *j, const char *key, const struct diff_table *t)

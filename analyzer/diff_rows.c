@@ -62,7 +62,8 @@ static int64_t change(const struct diff_line *l)
 static int by_change(const void *a, const void *b)
 {
 	int64_t x = change(a), y = change(b);
-	uint64_t ax = (uint64_t)(x < 0 ? -x : x), ay = (uint64_t)(y < 0 ? -y : y);
+	uint64_t ax = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+	uint64_t ay = y < 0 ? 0 - (uint64_t)y : (uint64_t)y;
 
 	if (ax != ay)
 		return ax > ay ? -1 : 1;
@@ -93,7 +94,8 @@ void diff_rows(const struct model *a, const struct model *b,
 		free(rows);
 	}
 	hmap_release(&by_key);
-	qsort(t->v, t->n, sizeof(*t->v), by_change);
+	if (t->n)                       /* qsort(NULL, 0) is undefined */
+		qsort(t->v, t->n, sizeof(*t->v), by_change);
 }
 
 void diff_table_free(struct diff_table *t)

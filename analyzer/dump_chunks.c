@@ -111,6 +111,7 @@ static int parse_string(struct dump_reader *r, struct dump_record *rec)
 	if (id == 0)
 		return dump_corrupt(r, "string id 0 is reserved");
 	text = xmemdupz(r->buf + sizeof(id), r->ch.size - sizeof(id));
+	rec->string.again = hmap_get_int(&r->strings, id) != NULL;
 	free(hmap_get_int(&r->strings, id));
 	hmap_put_int(&r->strings, id, text);
 	rec->string.id = id;

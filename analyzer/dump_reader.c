@@ -11,6 +11,7 @@
 
 #include "analyzer/dump_internal.h"
 #include "analyzer/stdin_dump.h"
+#include "analyzer/files.h"
 
 _Static_assert(sizeof(struct gt_file_header) == 64, "file header layout");
 _Static_assert(sizeof(struct gt_chunk_header) == 8, "chunk header layout");
@@ -108,10 +109,10 @@ int dump_open(struct dump_reader **rp, const char *path)
 	r->path = xstrdup(dump_name(path));
 	hmap_init(&r->strings);
 	hmap_init(&r->ops);
-	r->fp = fopen(path, "rb");
+	r->fp = files_open_input(path);
 	if (!r->fp)
 		return fail(r, xasprintf("cannot open '%s': %s", path,
-					 strerror(errno)));
+					 files_strerror(errno)));
 	got = read_some(r, &r->hdr, sizeof(r->hdr));
 	if (got < 0 || check_header(r, got) < 0)
 		return -1;

@@ -114,6 +114,7 @@ struct dump_record {
 		const struct dump_process *process;
 		struct {
 			uint32_t id;
+			int again;          /* the id had a string before */
 			const char *text;
 		} string;
 		const struct dump_op *op;

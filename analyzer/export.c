@@ -14,6 +14,7 @@
 #include "analyzer/diff.h"
 #include "analyzer/export.h"
 #include "analyzer/export_facts.h"
+#include "analyzer/files.h"
 #include "analyzer/html.h"
 #include "analyzer/progress.h"
 #include "analyzer/ranks.h"
@@ -106,7 +107,7 @@ int export_load_model(const char *path, struct model *m, uint64_t base)
 static int is_dump(const char *path)
 {
 	char magic[8];
-	FILE *fp = fopen(path, "rb");
+	FILE *fp = files_open_input(path);
 	int ok;
 
 	if (!fp)
@@ -226,12 +227,12 @@ static int set_window(const struct export_opts *o, struct export_dump *d,
 	const char *why;
 
 	for (size_t i = 0; i < n; i++)
-		if ((uint64_t)((int64_t)d[i].start_ns + d[i].offset_ns) < base)
-			base = (uint64_t)((int64_t)d[i].start_ns + d[i].offset_ns);
+		if (d[i].start_ns + (uint64_t)d[i].offset_ns < base)
+			base = d[i].start_ns + (uint64_t)d[i].offset_ns;
 	if (o->have_from)
-		from = base + o->from_ns;
+		from = sat_add(base, o->from_ns);   /* a start near 2^64 */
 	if (o->have_to)
-		to = base + o->to_ns;
+		to = sat_add(base, o->to_ns);
 	if (o->have_steps) {
 		if (facts_step_span(m0, o->step_first, o->step_last, &t0, &t1,
 				    &why) < 0) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analyzer/export.h"
+#include "analyzer/files.h"
 #include "analyzer/util.h"
 
 #ifndef HAVE_SQLITE
@@ -43,13 +44,13 @@ static const struct { const char *name, *cols; } tables[SQ_TABLES] = {
 	[SQ_OPS] = { "ops", "dump INTEGER, id INTEGER, kind TEXT, api TEXT, "
 		"symbol TEXT, direction TEXT, async INTEGER, flags INTEGER" },
 	[SQ_KERNELS] = { "kernels", "dump INTEGER, id INTEGER, name TEXT, "
-		"demangled TEXT, symbol TEXT, handle INTEGER" },
+		"demangled TEXT, symbol TEXT, handle INTEGER, version INTEGER" },
 	[SQ_SHAPES] = { "shapes", "dump INTEGER, id INTEGER, function INTEGER, "
 		"grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, "
 		"block_y INTEGER, block_z INTEGER, shared_mem INTEGER" },
 	[SQ_STREAMS] = { "streams", "dump INTEGER, id INTEGER, handle INTEGER" },
 	[SQ_LAUNCHES] = { "launches", EV "stream INTEGER, op INTEGER, "
-		"shape INTEGER, function INTEGER" },
+		"shape INTEGER, function INTEGER, function_version INTEGER" },
 	[SQ_GRAPH_LAUNCHES] = { "graph_launches", EV "stream INTEGER, op INTEGER, "
 		"graph INTEGER" },
 	[SQ_COPIES] = { "copies", EV "stream INTEGER, op INTEGER, bytes INTEGER, "
@@ -125,7 +126,7 @@ static const char *const finish_sql[] = {
 	"CREATE INDEX other_events_t0 ON other_events(t0)",
 	"CREATE INDEX launches_function ON launches(function)",
 	"CREATE INDEX kernels_name ON kernels(name)",
-	"CREATE UNIQUE INDEX kernels_id ON kernels(dump, id)",
+	"CREATE UNIQUE INDEX kernels_id ON kernels(dump, id, version)",
 	"CREATE INDEX strings_id ON strings(dump, id)",
 	"CREATE INDEX ops_id ON ops(dump, id)",
 	"CREATE INDEX gpu_kernels_name ON gpu_kernels(name)",
@@ -137,7 +138,7 @@ static const char *const finish_sql[] = {
 	"CREATE VIEW kernel_launches AS SELECT l.*, k.name AS kernel, "
 		"s.grid_x, s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z "
 		"FROM launches l LEFT JOIN kernels k ON k.dump = l.dump AND "
-		"k.id = l.function LEFT JOIN shapes s ON s.dump = l.dump AND "
+		"k.id = l.function AND k.version = l.function_version LEFT JOIN shapes s ON s.dump = l.dump AND "
 		"s.id = l.shape",
 	"CREATE VIEW api_calls AS "
 		"SELECT dump, event_id, tid, t0, dur, result, op FROM launches UNION ALL "
@@ -236,8 +237,9 @@ static int schema(struct sq *s)
 static int open_db(struct sq *s, const char *path)
 {
 	s->path = path;
-	if (unlink(path) < 0 && errno != ENOENT) {
-		error_msg("cannot replace '%s': %s", path, strerror(errno));
+	if (files_check_output(path) < 0 ||
+	    (unlink(path) < 0 && errno != ENOENT)) {
+		error_msg("cannot replace '%s': %s", path, files_strerror(errno));
 		s->failed = 1;
 		return -1;
 	}
@@ -274,6 +276,7 @@ static int load(struct sq *s, struct export_dump *d, size_t n)
 		dump_close(r);
 		memset(&s->clock, 0, sizeof(s->clock));
 		hmap_release(&s->shape_fn);
+		hmap_release(&s->fn_version);
 		if (export_pass(d[i].path, sq_record, s, done) < 0)
 			return -1;
 		done += progress_file_size(d[i].path);
@@ -298,6 +301,7 @@ static void close_db(struct sq *s)
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		sq_fail(s, "close");
 	hmap_release(&s->shape_fn);
+	hmap_release(&s->fn_version);
 }
 
 int sqlite_export(const char *out, struct export_dump *d, size_t n)
@@ -317,8 +321,8 @@ int sqlite_export(const char *out, struct export_dump *d, size_t n)
 	if (rc == 0)
 		rc = finish(&s);
 	close_db(&s);
-	if (rc || s.failed)
-		unlink(out);
+	if ((rc || s.failed) && s.db)
+		files_remove_output(out);
 	return rc || s.failed ? EXIT_BADINPUT : 0;
 }
 

@@ -35,6 +35,7 @@ struct sq {
 	int64_t dump;               /* the dump being loaded */
 	uint64_t rows;              /* since the last commit */
 	struct hmap shape_fn;       /* shape id -> function id + 1 */
+	struct hmap fn_version;     /* function id -> definitions so far */
 	struct gpu_clock clock;
 };
 

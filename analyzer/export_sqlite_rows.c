@@ -91,6 +91,7 @@ static void function(struct sq *s, const struct dump_reader *r,
 {
 	sqlite3_stmt *st = row(s, SQ_KERNELS);
 	const char *sym = f->name_str ? dump_string(r, f->name_str) : NULL;
+	uintptr_t version = (uintptr_t)hmap_get_int(&s->fn_version, f->id) + 1;
 	char *full = sym ? demangle(sym) : NULL, name[512];
 
 	if (full)
@@ -100,8 +101,10 @@ static void function(struct sq *s, const struct dump_reader *r,
 	sq_text(st, 4, full);
 	sq_text(st, 5, sym);
 	I(st, 6, f->handle);
+	I(st, 7, version);
 	sq_step(s, SQ_KERNELS);
 	free(full);
+	hmap_put_int(&s->fn_version, f->id, (void *)version);
 }
 
 static void shape(struct sq *s, const struct gt_shape *sh)
@@ -212,8 +215,10 @@ static void event(struct sq *s, const struct dump_event *ev)
 		st = event_row(s, SQ_LAUNCHES, ev);
 		I(st, 9, ev->arg[EV_SHAPE]);
 		fn = (uintptr_t)hmap_get_int(&s->shape_fn, ev->arg[EV_SHAPE]);
-		if (fn)
+		if (fn) {
 			I(st, 10, fn - 1);
+			I(st, 11, (uintptr_t)hmap_get_int(&s->fn_version, fn - 1));
+		}
 		sq_step(s, SQ_LAUNCHES);
 		break;
 	case GT_KIND_GRAPH:

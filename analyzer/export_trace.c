@@ -15,6 +15,7 @@
 
 #include "analyzer/demangle.h"
 #include "analyzer/export_trace_internal.h"
+#include "analyzer/files.h"
 #include "analyzer/nccl.h"
 #include "analyzer/progress.h"
 #include "analyzer/stdin_dump.h"
@@ -22,7 +23,8 @@
 
 uint64_t trace_ts(const struct trace *t, uint64_t host_ns)
 {
-	int64_t v = (int64_t)(host_ns - t->base_ns) + t->d->offset_ns;
+	/* modulo 2^64: times and offsets from a dump can be anything */
+	int64_t v = (int64_t)(host_ns - t->base_ns + (uint64_t)t->d->offset_ns);
 
 	return v > 0 ? (uint64_t)v : 0;
 }
@@ -94,22 +96,26 @@ static void put_key_u64(struct xout *o, const char *key, uint64_t v)
 	xo_u64(o, v);
 }
 
-/* The args of a launch of shape id, built at its first launch. */
+/* The args of a launch of shape id (struct trace_shape). */
 static const char *shape_args(struct trace *t, const struct dump_reader *r,
 			      uint64_t id)
 {
 	struct trace_shape *s = id <= UINT32_MAX ? hmap_get_int(&t->shapes, id)
 						 : NULL;
-	uintptr_t fn;
+	const struct trace_func *f;
 	char *full, name[512], *q;
 	const char *sym;
 
 	if (!s)
 		return "\"kernel\":\"<unknown>\"";
-	if (s->args)
+	f = hmap_get_int(&t->funcs, s->function);
+	if (s->args && s->gen == (f ? f->gen : t->fn_gen) &&
+	    s->str_gen == t->str_gen)
 		return s->args;
-	fn = (uintptr_t)hmap_get_int(&t->funcs, s->function);
-	sym = fn > 1 ? dump_string(r, (uint32_t)(fn - 1)) : NULL;
+	free(s->args);
+	s->gen = f ? f->gen : t->fn_gen;
+	s->str_gen = t->str_gen;
+	sym = f && f->name_str ? dump_string(r, f->name_str) : NULL;
 	full = demangle(sym ? sym : "<unknown>");
 	short_kernel_name(full, name, sizeof(name));
 	q = xo_quoted(name);
@@ -290,17 +296,17 @@ static void define_shape(struct trace *t, const struct gt_shape *sh)
 	s->args = NULL;
 }
 
-/* A function defined again: every shape builds its args anew. */
+/* A function defined again: its shapes find out at their next launch. */
 static void define_function(struct trace *t, const struct gt_function *f)
 {
-	struct trace_shape *s;
-	size_t pos = 0;
+	struct trace_func *fn = hmap_get_int(&t->funcs, f->id);
 
-	hmap_put_int(&t->funcs, f->id, (void *)(uintptr_t)(f->name_str + 1ull));
-	while ((s = hmap_next(&t->shapes, &pos))) {
-		free(s->args);
-		s->args = NULL;
+	if (!fn) {
+		fn = xmalloc(sizeof(*fn));
+		hmap_put_int(&t->funcs, f->id, fn);
 	}
+	fn->name_str = f->name_str;
+	fn->gen = ++t->fn_gen;
 }
 
 static void trace_record(void *ctx, const struct dump_reader *r,
@@ -355,6 +361,7 @@ static void trace_record(void *ctx, const struct dump_reader *r,
 		hmap_put_int(&t->strs, rec->string.id, NULL);
 		free(hmap_get_int(&t->names, rec->string.id));
 		hmap_put_int(&t->names, rec->string.id, NULL);
+		t->str_gen += rec->string.again;   /* a kernel's name too */
 		break;
 	default:
 		break;
@@ -384,7 +391,7 @@ static void reset_dump(struct trace *t)
 {
 	free_map(&t->ops, free);
 	free_map(&t->shapes, free_shape);
-	free_map(&t->funcs, NULL);
+	free_map(&t->funcs, free);
 	free_map(&t->names, free);
 	free_map(&t->strs, free);
 	free_map(&t->tids, NULL);
@@ -423,7 +430,7 @@ static uint64_t base_of(const struct export_dump *d, size_t n)
 	uint64_t base = UINT64_MAX;
 
 	for (size_t i = 0; i < n; i++) {
-		int64_t s = (int64_t)d[i].start_ns + d[i].offset_ns;
+		int64_t s = (int64_t)(d[i].start_ns + (uint64_t)d[i].offset_ns);
 		uint64_t v = s > 0 ? (uint64_t)s : 0;
 
 		if (v < base)
@@ -479,12 +486,12 @@ static int empty_window(const struct trace *t, const struct export_opts *o)
 int trace_export(const char *out, struct export_dump *d, size_t n,
 		 const struct export_opts *o)
 {
-	FILE *fp = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	FILE *fp = strcmp(out, "-") ? files_open_output(out) : stdout;
 	struct trace *t;
 	int rc;
 
 	if (!fp) {
-		error_msg("cannot write '%s': %s", out, strerror(errno));
+		error_msg("cannot write '%s': %s", out, files_strerror(errno));
 		return EXIT_BADINPUT;
 	}
 	t = xcalloc(1, sizeof(*t));
@@ -510,5 +517,7 @@ int trace_export(const char *out, struct export_dump *d, size_t n,
 		unlink(out);            /* no empty timeline */
 	reset_dump(t);
 	free(t);
+	if (rc && fp != stdout)
+		files_remove_output(out);       /* no partial timeline */
 	return rc ? EXIT_BADINPUT : 0;
 }

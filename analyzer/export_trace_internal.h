@@ -21,11 +21,23 @@
 #define TRACE_GPU_TID 1000000000u   /* GPU tracks: this + their number */
 #define TRACE_NCCL_TID 2000000000u  /* NCCL communicator tracks */
 
-/* A launch shape and the args it writes ("kernel":...,"grid":...). */
+/* A function as last defined; gen: trace.fn_gen when it was. */
+struct trace_func {
+	uint32_t name_str;
+	uint64_t gen;
+};
+
+/*
+ * A launch shape and the args it writes ("kernel":...,"grid":...), built
+ * at a launch and kept while its function keeps the definition (gen) and
+ * no string is defined again (str_gen): a redefinition costs nothing
+ * until a shape of it is launched.
+ */
 struct trace_shape {
 	uint32_t function;
 	uint32_t grid[3], block[3], shared_mem;
 	char *args;                 /* NULL until a launch needs it */
+	uint64_t gen, str_gen;
 };
 
 struct trace_cpu {
@@ -46,7 +58,9 @@ struct trace {
 	/* per dump, reset between dumps */
 	struct hmap ops;            /* op id -> quoted api name */
 	struct hmap shapes;         /* shape id -> struct trace_shape */
-	struct hmap funcs;          /* function id -> symbol string id + 1 */
+	struct hmap funcs;          /* function id -> struct trace_func */
+	uint64_t fn_gen;            /* function definitions so far */
+	uint64_t str_gen;           /* strings defined again so far */
 	struct hmap names;          /* string id -> quoted short kernel name */
 	struct hmap strs;           /* string id -> quoted text */
 	struct hmap tids;           /* host threads named */

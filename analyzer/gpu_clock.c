@@ -34,7 +34,7 @@ uint64_t gpu_clock_map(const struct gpu_clock *c, uint64_t gpu_ns)
 		return 0;
 	d = (int64_t)(gpu_ns - c->last.gpu_ns);
 	corr = (int64_t)((double)d * (c->slope - 1.0));    /* drift, small */
-	return c->last.host_ns + (uint64_t)(d + corr);
+	return c->last.host_ns + (uint64_t)d + (uint64_t)corr;  /* mod 2^64 */
 }
 
 double gpu_clock_offset(const struct gpu_clock *c)

@@ -75,7 +75,7 @@ struct gpu_item {
 struct gpu_pending {
 	struct gpu_item *slot;      /* open addressing, cap slots */
 	uint64_t *fifo;             /* ids in arrival order, for eviction */
-	size_t cap, len, head, count;
+	size_t cap, max, len, head, count;     /* cap grows up to max */
 	uint64_t evicted;
 };
 

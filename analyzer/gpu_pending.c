@@ -3,9 +3,10 @@
  * gpu_pending.c - a bounded table of items waiting for their other half,
  * by host event id: open addressing (linear probing, deletion by
  * backward shift), at most half full, plus a ring of ids in arrival order.
- * When the ring is full its oldest entry goes: if that item is still
- * waiting it is evicted (the caller counts it), so memory never grows
- * with the number of events.
+ * The table starts small and doubles while the ring fills, up to the cap
+ * it was made with; then, when the ring is full, its oldest entry goes:
+ * if that item is still waiting it is evicted (the caller counts it), so
+ * memory never grows past the cap whatever the number of events.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,15 @@ static size_t hash(uint64_t id, size_t cap)
 	return (size_t)id & (cap - 1);
 }
 
+#define FIRST_CAP 1024u
+
 void gpu_pending_init(struct gpu_pending *p, size_t cap)
 {
 	memset(p, 0, sizeof(*p));
-	p->cap = cap;                       /* a power of two */
-	p->slot = xcalloc(cap, sizeof(*p->slot));
-	p->fifo = xcalloc(cap / 2, sizeof(*p->fifo));
+	p->max = cap;                       /* a power of two */
+	p->cap = cap < FIRST_CAP ? cap : FIRST_CAP;
+	p->slot = xcalloc(p->cap, sizeof(*p->slot));
+	p->fifo = xcalloc(p->cap / 2, sizeof(*p->fifo));
 }
 
 /* Slot of id, or of the empty slot where it would go. */
@@ -72,14 +76,36 @@ void gpu_pending_del(struct gpu_pending *p, uint64_t id)
 	}
 }
 
+/* Twice the slots and the ring: items rehashed, the ring's order kept. */
+static void grow(struct gpu_pending *p)
+{
+	struct gpu_pending old = *p;
+	size_t ring = old.cap / 2;
+
+	p->cap = old.cap * 2;
+	p->slot = xcalloc(p->cap, sizeof(*p->slot));
+	p->fifo = xcalloc(p->cap / 2, sizeof(*p->fifo));
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i].id)
+			p->slot[find(p, old.slot[i].id)] = old.slot[i];
+	for (size_t i = 0; i < old.len; i++)
+		p->fifo[i] = old.fifo[(old.head + i) % ring];
+	p->head = 0;
+	free(old.slot);
+	free(old.fifo);
+}
+
 int gpu_pending_put(struct gpu_pending *p, const struct gpu_item *it,
 		    struct gpu_item *evicted)
 {
-	size_t ring = p->cap / 2, i;
+	size_t ring, i;
 	int out = 0;
 
 	if (!p->slot || !it->id)
 		return 0;
+	if (p->len == p->cap / 2 && p->cap < p->max)
+		grow(p);
+	ring = p->cap / 2;
 	if (p->len == ring) {               /* the oldest arrival goes */
 		uint64_t old = p->fifo[p->head];
 		struct gpu_item *o = gpu_pending_get(p, old);

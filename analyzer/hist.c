@@ -4,28 +4,27 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyzer/hist.h"
 #include "analyzer/util.h"
 
 void hist_init(struct hist *h)
 {
-	unsigned i;
-
 	h->count = 0;
 	h->total = 0;
 	h->min = UINT64_MAX;
 	h->max = 0;
-	for (i = 0; i < HIST_BLOCKS; i++)
-		h->block[i] = NULL;
+	h->block = NULL;
 }
 
 void hist_release(struct hist *h)
 {
 	unsigned i;
 
-	for (i = 0; i < HIST_BLOCKS; i++)
+	for (i = 0; h->block && i < HIST_BLOCKS; i++)
 		free(h->block[i]);
+	free(h->block);
 	hist_init(h);
 }
 
@@ -65,12 +64,38 @@ static uint64_t *block_of(struct hist *h, unsigned b)
 	return h->block[b];
 }
 
-void hist_add(struct hist *h, uint64_t v)
+static void bucket_add(struct hist *h, uint64_t v)
 {
 	unsigned b, sub;
 
 	locate(v, &b, &sub);
 	block_of(h, b)[sub]++;
+}
+
+/* From the few values kept to buckets. */
+static void make_blocks(struct hist *h)
+{
+	if (h->block)
+		return;
+	h->block = xcalloc(HIST_BLOCKS, sizeof(*h->block));
+	for (uint64_t i = 0; i < h->count; i++)
+		bucket_add(h, h->few[i]);
+}
+
+/* Count v, h->count not yet counting it. */
+static void place(struct hist *h, uint64_t v)
+{
+	if (!h->block && h->count < HIST_FEW) {
+		h->few[h->count] = v;
+		return;
+	}
+	make_blocks(h);
+	bucket_add(h, v);
+}
+
+void hist_add(struct hist *h, uint64_t v)
+{
+	place(h, v);
 	h->count++;
 	h->total = sat_add(h->total, v);
 	if (v < h->min)
@@ -83,13 +108,20 @@ void hist_merge(struct hist *dst, const struct hist *src)
 {
 	unsigned b, sub;
 
-	for (b = 0; b < HIST_BLOCKS; b++) {
+	for (uint64_t i = 0; !src->block && i < src->count; i++) {
+		place(dst, src->few[i]);
+		dst->count++;
+	}
+	if (src->block) {
+		make_blocks(dst);
+		dst->count += src->count;
+	}
+	for (b = 0; src->block && b < HIST_BLOCKS; b++) {
 		if (!src->block[b])
 			continue;
 		for (sub = 0; sub < HIST_SUB; sub++)
 			block_of(dst, b)[sub] += src->block[b][sub];
 	}
-	dst->count += src->count;
 	dst->total = sat_add(dst->total, src->total);
 	if (src->min < dst->min)
 		dst->min = src->min;
@@ -110,6 +142,26 @@ static uint64_t representative(const struct hist *h, unsigned b, unsigned sub)
 	return v;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value of rank (from 1) among the few kept, as its bucket says it:
+ * the same answer as when they are in buckets. */
+static uint64_t few_quantile(const struct hist *h, uint64_t rank)
+{
+	uint64_t v[HIST_FEW];
+	unsigned b, sub;
+
+	memcpy(v, h->few, h->count * sizeof(v[0]));
+	qsort(v, h->count, sizeof(v[0]), cmp_u64);
+	locate(v[rank - 1], &b, &sub);
+	return representative(h, b, sub);
+}
+
 uint64_t hist_quantile(const struct hist *h, double q)
 {
 	uint64_t rank, seen = 0;
@@ -127,6 +179,8 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		return h->min;          /* the extremes are known exactly */
 	if (rank >= h->count)
 		return h->max;
+	if (!h->block)
+		return few_quantile(h, rank);
 	for (b = 0; b < HIST_BLOCKS; b++) {
 		if (!h->block[b])
 			continue;

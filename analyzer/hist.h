@@ -8,7 +8,9 @@
  * value of the right rank.  count, total, min and max are exact.  The
  * buckets of a power of two are allocated the first time a value falls in
  * it: a histogram of launch times usually needs a few KiB, never more than
- * about 30 KiB.
+ * about 30 KiB.  The first HIST_FEW values are kept as they are, with no
+ * buckets at all: most rows of a dump with many distinct kernels or names
+ * have a call or two, and 72 bytes each, not a kilobyte.
  */
 #ifndef GPUTRACE_ANALYZER_HIST_H
 #define GPUTRACE_ANALYZER_HIST_H
@@ -18,13 +20,15 @@
 #define HIST_SUB_BITS 6
 #define HIST_SUB (1u << HIST_SUB_BITS)           /* buckets per block */
 #define HIST_BLOCKS (64 - HIST_SUB_BITS + 1)     /* [0,64), then 2^6..2^63 */
+#define HIST_FEW 4                               /* values kept before buckets */
 
 struct hist {
 	uint64_t count;
 	uint64_t total;             /* stuck at UINT64_MAX on overflow */
 	uint64_t min;
 	uint64_t max;
-	uint64_t *block[HIST_BLOCKS];
+	uint64_t few[HIST_FEW];     /* the values, while block is NULL */
+	uint64_t **block;           /* HIST_BLOCKS blocks, once past HIST_FEW */
 };
 
 void hist_init(struct hist *h);

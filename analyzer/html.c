@@ -11,6 +11,7 @@
 
 #include "analyzer/env.h"
 #include "analyzer/export_facts.h"
+#include "analyzer/files.h"
 #include "analyzer/html_internal.h"
 #include "analyzer/memory.h"
 #include "analyzer/progress.h"
@@ -242,12 +243,12 @@ static int ranks_body(FILE *out, const struct ranks *rk)
 int html_export(const char *out, const char *path, const struct model *m,
 		const struct ranks *rk, const struct export_opts *o)
 {
-	FILE *fp = fopen(out, "w");
+	FILE *fp = files_open_output(out);
 	int rc;
 
 	(void)o;
 	if (!fp) {
-		error_msg("cannot write '%s': %s", out, strerror(errno));
+		error_msg("cannot write '%s': %s", out, files_strerror(errno));
 		return EXIT_BADINPUT;
 	}
 	page_head(fp, rk ? "gputrace report: ranks" : "gputrace report");
@@ -259,5 +260,7 @@ int html_export(const char *out, const char *path, const struct model *m,
 		error_msg("cannot write '%s': %s", out, strerror(errno));
 		rc = -1;
 	}
+	if (rc)
+		files_remove_output(out);
 	return rc ? EXIT_BADINPUT : 0;
 }

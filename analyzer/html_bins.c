@@ -25,10 +25,11 @@ struct html_stack {
 	uint32_t depth;             /* may exceed STACK_MAX: not recorded */
 };
 
-/* Merge pairs of bins until t fits; the width doubles each time. */
+/* Merge pairs of bins until t (>= t0) fits; the width doubles each time.
+ * Compared as (t - t0) / HTML_BINS: t0 + width * HTML_BINS can wrap. */
 static void fit(struct html_bins *b, uint64_t t)
 {
-	while (t >= b->t0 + b->width * HTML_BINS) {
+	while ((t - b->t0) / HTML_BINS >= b->width && b->width <= UINT64_MAX / 2) {
 		for (size_t i = 0; i < HTML_BINS / 2; i++) {
 			for (int k = 0; k < HH_KINDS; k++)
 				b->host[k][i] = b->host[k][2 * i] + b->host[k][2 * i + 1];
@@ -58,7 +59,7 @@ static void add_span(struct html_bins *b, uint64_t *v, uint64_t a, uint64_t e)
 	if (e > b->end)
 		b->end = e;
 	for (size_t i = (a - b->t0) / b->width; a < e; i++) {
-		uint64_t bin_end = b->t0 + (i + 1) * b->width;
+		uint64_t bin_end = html_bin_start(b, i + 1);
 		uint64_t upto = e < bin_end ? e : bin_end;
 
 		v[i] += upto - a;
@@ -158,7 +159,7 @@ static void gpu_records(struct html_bins *b, const struct dump_record *rec)
 		if (dev >= b->ndev)
 			b->ndev = dev + 1;
 		b->gpu_seen = 1;
-		add_span(b, b->gpu[dev], h, h + (e - s));
+		add_span(b, b->gpu[dev], h, sat_add(h, e - s));
 	}
 }
 

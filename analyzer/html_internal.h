@@ -13,6 +13,7 @@
 #include "analyzer/gpu_internal.h"
 #include "analyzer/hmap.h"
 #include "analyzer/html.h"
+#include "analyzer/util.h"
 
 #define HTML_BINS 400               /* columns of the timeline */
 #define HTML_MAX_DEV 16             /* devices drawn */
@@ -44,6 +45,16 @@ struct html_bins {
 	struct hmap stacks;         /* tid -> struct html_stack */
 	struct hmap is_step;        /* string id -> 1 step, 2 not */
 };
+
+/* Where bin i starts; times near 2^64 stop at UINT64_MAX, not wrap. */
+static inline uint64_t html_bin_start(const struct html_bins *b, uint64_t i)
+{
+	uint64_t off;
+
+	if (__builtin_mul_overflow(i, b->width, &off))
+		return UINT64_MAX;
+	return sat_add(b->t0, off);
+}
 
 /* One more pass over path: its timeline.  0, or -1 (said). */
 int html_bins_read(struct html_bins *b, const char *path, uint64_t start_ns);

@@ -92,7 +92,8 @@ void html_bar_chart(FILE *out, const char *id, const char *title,
 
 static size_t bins_used(const struct html_bins *b)
 {
-	uint64_t n = (b->end - b->t0 + b->width - 1) / b->width;
+	uint64_t d = b->end - b->t0;
+	uint64_t n = d / b->width + (d % b->width != 0);
 
 	return n < 1 ? 1 : n > HTML_BINS ? HTML_BINS : (size_t)n;
 }
@@ -136,8 +137,8 @@ static const double *bin_causes(const struct model *m, const struct html_bins *b
 	uint64_t ns[MAX_CAUSES] = { 0 }, sum = 0;
 	int n = facts_cause_count() < MAX_CAUSES ? facts_cause_count() : MAX_CAUSES;
 
-	if (!m || !facts_idle_between(m, b->t0 + i * b->width,
-				      b->t0 + (i + 1) * b->width, ns))
+	if (!m || !facts_idle_between(m, html_bin_start(b, i),
+				      html_bin_start(b, i + 1), ns))
 		return NULL;
 	for (int c = 0; c < n; c++)
 		sum += ns[c];
@@ -166,7 +167,7 @@ static void device_row(FILE *out, const struct html_bins *b, uint32_t d, int y,
 			timed = busy;   /* records outside the windows we know */
 		fprintf(out, "<g><title>%s: GPU %u active %.0f%%, idle %.0f%%, "
 			"no GPU timing %.0f%%</title>",
-			fmt_ns(t, sizeof(t), (uint64_t)i * b->width), d, 100 * busy,
+			fmt_ns(t, sizeof(t), html_bin_start(b, i) - b->t0), d, 100 * busy,
 			100 * (timed - busy), 100 * (1 - timed));
 		fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 			"fill=\"" C_UNTIMED "\"/>", x, y, bw, ROW_H - 4);
@@ -219,8 +220,8 @@ static void axis(FILE *out, const struct html_bins *b, int y, size_t used)
 			"stroke=\"#888\"/><text class=\"tick\" x=\"%.1f\" y=\"%d\" "
 			"text-anchor=\"%s\">%s</text>\n", x, y, x, y + 4, x, y + 16,
 			k == 4 ? "end" : k ? "middle" : "start",
-			fmt_ns(t, sizeof(t), (uint64_t)((double)k / 4 * (double)used *
-							(double)b->width)));
+			fmt_ns(t, sizeof(t), sat_from_double((double)k / 4 *
+							     (double)used * (double)b->width)));
 	}
 }
 

@@ -102,9 +102,9 @@ static void add_outside(struct walk *w, uint64_t t, uint64_t ns)
 		w->b->cause[IC_OUTSIDE] += ns;
 		return;
 	}
-	cpu = (uint64_t)(o->cpu * (double)ns);
-	loader = (uint64_t)(o->loader * (double)ns);
-	io = (uint64_t)(o->io * (double)ns);
+	cpu = sat_from_double(o->cpu * (double)ns);
+	loader = sat_from_double(o->loader * (double)ns);
+	io = sat_from_double(o->io * (double)ns);
 	if (cpu + loader + io > ns)
 		io = ns - cpu - loader > ns ? 0 : ns - cpu - loader;
 	w->b->cause[IC_CPU] += cpu;
@@ -312,10 +312,10 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int site
 
 			o = idle_outside_at(d, t);
 			rest = o ? ns * (1 - o->cpu - o->loader - o->io) : ns;
-			b->outside[0] += o ? (uint64_t)(o->cpu * ns) : 0;
-			b->outside[1] += o ? (uint64_t)(o->loader * ns) : 0;
-			b->outside[2] += o ? (uint64_t)(o->io * ns) : 0;
-			b->outside[3] += (uint64_t)(rest > 0 ? rest : 0);
+			b->outside[0] += o ? sat_from_double(o->cpu * ns) : 0;
+			b->outside[1] += o ? sat_from_double(o->loader * ns) : 0;
+			b->outside[2] += o ? sat_from_double(o->io * ns) : 0;
+			b->outside[3] += sat_from_double(rest);
 		}
 		t = end;
 	}

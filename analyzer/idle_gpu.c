@@ -18,7 +18,7 @@
 
 struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
 {
-	struct kbucket *b;
+	struct kbucket *b, **page;
 	uint64_t i;
 
 	if (t < d->base_ns)
@@ -26,17 +26,12 @@ struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
 	i = (t - d->base_ns) / DIAG_BUCKET_NS;
 	if (i >= DIAG_MAX_BUCKETS)
 		return NULL;
-	if (i >= d->nbuckets) {
-		size_t n = d->nbuckets ? d->nbuckets : 64;
-
-		while (n <= i)
-			n *= 2;
-		d->buckets = xrealloc(d->buckets, n * sizeof(*d->buckets));
-		memset(d->buckets + d->nbuckets, 0,
-		       (n - d->nbuckets) * sizeof(*d->buckets));
-		d->nbuckets = n;
-	}
-	b = &d->buckets[i];
+	page = &d->bucket_pages[i / DIAG_PAGE_BUCKETS];
+	if (!*page)
+		*page = xcalloc(DIAG_PAGE_BUCKETS, sizeof(**page));
+	if (i >= d->nbuckets)
+		d->nbuckets = i + 1;
+	b = &(*page)[i % DIAG_PAGE_BUCKETS];
 	if (!b->t_hi || t < b->t_lo)
 		b->t_lo = t;
 	if (t > b->t_hi)
@@ -291,27 +286,27 @@ static void add_bucket(struct diagnosis *d, const struct kbucket *b, double w)
 {
 	int sm = d->env.sm_count;
 
-	d->region_kernels += (uint64_t)(w * b->kernels + 0.5);
-	d->region_kernel_ns += (uint64_t)(w * b->kernel_ns);
-	d->region_small += (uint64_t)(w * b->small + 0.5);
-	d->region_small_ns += (uint64_t)(w * b->small_ns);
-	d->region_nccl_ns += (uint64_t)(w * b->nccl_ns);
-	d->region_opt_ns += (uint64_t)(w * b->opt_ns);
-	d->region_launches += (uint64_t)(w * b->launches + 0.5);
-	d->region_launch_ns += (uint64_t)(w * b->launch_ns);
-	d->region_htod_bytes += (uint64_t)(w * b->htod_bytes);
-	d->region_graphs += (uint64_t)(w * b->graphs + 0.5);
+	d->region_kernels += sat_from_double(w * b->kernels + 0.5);
+	d->region_kernel_ns += sat_from_double(w * b->kernel_ns);
+	d->region_small += sat_from_double(w * b->small + 0.5);
+	d->region_small_ns += sat_from_double(w * b->small_ns);
+	d->region_nccl_ns += sat_from_double(w * b->nccl_ns);
+	d->region_opt_ns += sat_from_double(w * b->opt_ns);
+	d->region_launches += sat_from_double(w * b->launches + 0.5);
+	d->region_launch_ns += sat_from_double(w * b->launch_ns);
+	d->region_htod_bytes += sat_from_double(w * b->htod_bytes);
+	d->region_graphs += sat_from_double(w * b->graphs + 0.5);
 	for (unsigned c = 0; sm > 0 && c < GRID_CLASSES; c++) {
 		int low;
 		double f = class_fill(c, sm, &low);
 
 		d->region_fill_ns += w * f * b->grid_ns[c];
-		d->region_fill_known_ns += (uint64_t)(w * b->grid_ns[c]);
-		d->region_fill_known_launches += (uint64_t)(w * b->grid_launches[c] + 0.5);
+		d->region_fill_known_ns += sat_from_double(w * b->grid_ns[c]);
+		d->region_fill_known_launches += sat_from_double(w * b->grid_launches[c] + 0.5);
 		if (!low)
 			continue;
-		d->region_lowfill_ns += (uint64_t)(w * b->grid_ns[c]);
-		d->region_lowfill_launches += (uint64_t)(w * b->grid_launches[c] + 0.5);
+		d->region_lowfill_ns += sat_from_double(w * b->grid_ns[c]);
+		d->region_lowfill_launches += sat_from_double(w * b->grid_launches[c] + 0.5);
 	}
 }
 
@@ -326,12 +321,14 @@ void idle_gpu_region_stats(struct diagnosis *d, uint64_t t0, uint64_t t1)
 	if (last >= d->nbuckets)
 		last = d->nbuckets - 1;
 	for (uint64_t i = first; i <= last; i++) {
-		const struct kbucket *b = &d->buckets[i];
-		uint64_t lo = b->t_lo > t0 ? b->t_lo : t0;
-		uint64_t hi = b->t_hi < t1 ? b->t_hi : t1;
+		const struct kbucket *page = d->bucket_pages[i / DIAG_PAGE_BUCKETS];
+		const struct kbucket *b = page ? &page[i % DIAG_PAGE_BUCKETS] : NULL;
+		uint64_t lo, hi;
 
-		if (!b->t_hi)
+		if (!b || !b->t_hi)
 			continue;
+		lo = b->t_lo > t0 ? b->t_lo : t0;
+		hi = b->t_hi < t1 ? b->t_hi : t1;
 		if (b->t_hi == b->t_lo)         /* one moment: in or out */
 			add_bucket(d, b, b->t_lo >= t0 && b->t_lo < t1);
 		else if (hi > lo)

@@ -13,7 +13,7 @@
  * allocations are counted per
  * second of the run, so allocations in the steady state (after the first
  * quarter of the traced span) can be told from start-up ones; memory
- * grows with the run's seconds, not with its events.
+ * grows with the seconds that had one, not with the events.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +27,7 @@
 #include "analyzer/util.h"
 
 struct second {
+	uint64_t sec;
 	uint64_t calls, bytes, ns;
 };
 
@@ -39,8 +40,9 @@ struct pending_copy {
 struct memory_stats {
 	struct pinned_allocs allocs;
 	struct hmap pending;        /* tid -> struct pending_copy */
-	struct second *seconds;     /* pinned allocations per second of run */
-	size_t nseconds;
+	struct hmap seconds;        /* second of the run -> struct second:
+	                               pinned allocations in it (a map: one
+	                               call months later costs one entry) */
 	uint64_t first_t0, last_t1;
 	uint64_t cost[FIND_KINDS][3];   /* calls, bytes, ns */
 };
@@ -50,6 +52,7 @@ static struct memory_stats *stats(struct model *m)
 	if (!m->memory) {
 		m->memory = xcalloc(1, sizeof(*m->memory));
 		hmap_init(&m->memory->pending);
+		hmap_init(&m->memory->seconds);
 	}
 	return m->memory;
 }
@@ -125,23 +128,20 @@ static void add_alloc(struct model *m, struct memory_stats *s,
 		      const struct dump_event *ev)
 {
 	uint64_t sec = ev->t0 > m->start_ns ? (ev->t0 - m->start_ns) / 1000000000u : 0;
+	struct second *one;
 
 	s->allocs.calls++;
 	s->allocs.bytes = sat_add(s->allocs.bytes, ev->arg[EV_BYTES]);
 	s->allocs.host_ns = sat_add(s->allocs.host_ns, ev->dur);
-	if (sec >= 1u << 24)            /* half a year: not a real run */
-		return;
-	if (sec >= s->nseconds) {
-		size_t n = sec + 1 > s->nseconds * 2 ? sec + 1 : s->nseconds * 2;
-
-		s->seconds = xrealloc(s->seconds, n * sizeof(*s->seconds));
-		memset(s->seconds + s->nseconds, 0,
-		       (n - s->nseconds) * sizeof(*s->seconds));
-		s->nseconds = n;
+	one = hmap_get_int(&s->seconds, sec);
+	if (!one) {
+		one = xcalloc(1, sizeof(*one));
+		one->sec = sec;
+		hmap_put_int(&s->seconds, sec, one);
 	}
-	s->seconds[sec].calls++;
-	s->seconds[sec].bytes = sat_add(s->seconds[sec].bytes, ev->arg[EV_BYTES]);
-	s->seconds[sec].ns = sat_add(s->seconds[sec].ns, ev->dur);
+	one->calls++;
+	one->bytes = sat_add(one->bytes, ev->arg[EV_BYTES]);
+	one->ns = sat_add(one->ns, ev->dur);
 }
 
 void memory_add_event(struct model *m, const struct dump_event *ev)
@@ -172,13 +172,17 @@ static void steady_allocs(const struct model *m, uint64_t *c)
 {
 	const struct memory_stats *s = m->memory;
 	uint64_t from = s->first_t0 + (s->last_t1 - s->first_t0) / 4;
-	size_t sec = from > m->start_ns ? (from - m->start_ns) / 1000000000u + 1 : 1;
+	uint64_t sec = from > m->start_ns ? (from - m->start_ns) / 1000000000u + 1 : 1;
+	const struct second *one;
+	size_t pos = 0;
 
 	c[0] = c[1] = c[2] = 0;
-	for (; sec < s->nseconds; sec++) {
-		c[0] += s->seconds[sec].calls;
-		c[1] = sat_add(c[1], s->seconds[sec].bytes);
-		c[2] = sat_add(c[2], s->seconds[sec].ns);
+	while ((one = hmap_next(&s->seconds, &pos))) {
+		if (one->sec < sec)
+			continue;
+		c[0] += one->calls;
+		c[1] = sat_add(c[1], one->bytes);
+		c[2] = sat_add(c[2], one->ns);
 	}
 }
 
@@ -253,7 +257,9 @@ void memory_release(struct model *m)
 		while ((v = hmap_next(&m->memory->pending, &pos)))
 			free(v);
 		hmap_release(&m->memory->pending);
-		free(m->memory->seconds);
+		for (pos = 0; (v = hmap_next(&m->memory->seconds, &pos));)
+			free(v);
+		hmap_release(&m->memory->seconds);
 	}
 	free(m->memory);
 	m->memory = NULL;

@@ -68,21 +68,17 @@ static void add_process(struct model *m, const struct dump_process *p)
 	m->command = join_argv(p);
 }
 
+/* Shapes of a function defined again find out at their next launch. */
 static void add_function(struct model *m, const struct gt_function *f)
 {
-	struct gt_function *old = hmap_get_int(&m->functions, f->id);
-	struct shape_ref *s;
-	size_t pos = 0;
+	struct model_fn *fn = hmap_get_int(&m->functions, f->id);
 
-	if (!old) {
-		old = xmalloc(sizeof(*old));
-		hmap_put_int(&m->functions, f->id, old);
-	} else {
-		/* a function changed: resolve every shape again */
-		while ((s = hmap_next(&m->shapes, &pos)))
-			s->row = NULL;
+	if (!fn) {
+		fn = xmalloc(sizeof(*fn));
+		hmap_put_int(&m->functions, f->id, fn);
 	}
-	*old = *f;
+	fn->f = *f;
+	fn->gen = ++m->fn_gen;
 }
 
 static void add_shape(struct model *m, const struct gt_shape *shape)
@@ -95,6 +91,7 @@ static void add_shape(struct model *m, const struct gt_shape *shape)
 	}
 	s->function = shape->function;
 	s->row = NULL;
+	s->fn = NULL;
 }
 
 static void add_note(struct model *m, uint32_t level, const char *text)
@@ -106,19 +103,30 @@ static void add_note(struct model *m, uint32_t level, const char *text)
 	m->nr_notes++;
 }
 
+static int shape_current(const struct model *m, const struct shape_ref *s)
+{
+	return s->row && s->gen == (s->fn ? s->fn->gen : m->fn_gen);
+}
+
 /* The row a launch of shape id counts in. */
 static struct row *launch_row(struct model *m, const struct dump_reader *r,
 			      uint64_t id)
 {
 	struct shape_ref *s = id <= UINT32_MAX ? hmap_get_int(&m->shapes, id)
 					       : NULL;
+	const struct model_fn *fn;
 	const struct gt_function *f;
 	struct row *row;
 	char *label;
 
-	if (s && s->row)
+	if (s && shape_current(m, s))
 		return s->row;
-	f = s ? hmap_get_int(&m->functions, s->function) : NULL;
+	fn = s ? hmap_get_int(&m->functions, s->function) : NULL;
+	f = fn ? &fn->f : NULL;
+	if (s) {
+		s->fn = fn;
+		s->gen = fn ? fn->gen : m->fn_gen;
+	}
 	if (f && f->name_str && dump_string(r, f->name_str))
 		return s->row = kernel_row(m, dump_string(r, f->name_str), NULL);
 	if (f)

@@ -74,7 +74,8 @@ struct model {
 	int have_end;
 	uint32_t last_tid;
 	struct hmap rows[ROW_KINDS];
-	struct hmap functions;  /* id -> struct gt_function */
+	struct hmap functions;  /* id -> struct model_fn */
+	uint64_t fn_gen;        /* function definitions so far */
 	struct hmap shapes;     /* id -> struct shape_ref */
 	struct hmap op_rows;    /* op id -> struct row (copies, sets, syncs) */
 	struct hmap tids;

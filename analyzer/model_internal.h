@@ -7,10 +7,24 @@
 
 #include "analyzer/model.h"
 
-/* A shape, and the kernel row it resolved to at its first launch. */
+/* A function as last defined; gen: m->fn_gen when it was. */
+struct model_fn {
+	struct gt_function f;
+	uint64_t gen;
+};
+
+/*
+ * A shape, and the kernel row it resolved to at its first launch.  The
+ * row holds while its function keeps the definition it had then (fn->gen
+ * == gen), or, for a function not defined then, while no function has
+ * been defined since (m->fn_gen == gen): a function defined again costs
+ * nothing until a shape of it is launched.
+ */
 struct shape_ref {
 	uint32_t function;
 	struct row *row;
+	const struct model_fn *fn;
+	uint64_t gen;
 };
 
 struct row *kernel_row(struct model *m, const char *symbol, const char *label);

@@ -2,7 +2,8 @@
 /*
  * progress.c - the progress bar (progress.h): "reading  [=====>    ]  42%
  * 1.2 GiB" redrawn in place with \r, at most 200 times, and erased at
- * the end.  GPUTRACE_PROGRESS=1 forces it on, 0 off.
+ * the end.  GPUTRACE_PROGRESS=1 forces it on, 0 off; any other value is
+ * said once and ignored.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "analyzer/progress.h"
 #include "analyzer/units.h"
+#include "analyzer/util.h"
 
 #define BAR_WIDTH 40
 #define STEPS 200
@@ -28,14 +30,29 @@ void progress_force(int on)
 	pb.forced = on;
 }
 
+/* GPUTRACE_PROGRESS: 0 or 1, else -1 (said once). */
+static int setting(void)
+{
+	static int warned;
+	const char *env = getenv("GPUTRACE_PROGRESS");
+
+	if (!env || !*env)
+		return -1;
+	if (!strcmp(env, "0") || !strcmp(env, "1"))
+		return *env == '1';
+	if (!warned++)
+		warning_msg("GPUTRACE_PROGRESS='%s' is not 0 or 1: ignored", env);
+	return -1;
+}
+
 static int wanted(uint64_t total)
 {
-	const char *env = getenv("GPUTRACE_PROGRESS");
+	int env = setting();
 
 	if (pb.forced >= 0)
 		return pb.forced;
-	if (env && *env)
-		return strcmp(env, "0") != 0;
+	if (env >= 0)
+		return env;
 	return total >= PROGRESS_MIN_BYTES && isatty(STDERR_FILENO);
 }
 

@@ -154,7 +154,8 @@ static void first_offsets(struct ranks *rk)
 		if (j == i)
 			rk->hosts++;
 		if (strcmp(rk->r[0].m->host, rk->r[i].m->host))
-			rk->dumps[i].offset_ns = realtime_shift(rk->dumps[i].path) - ref;
+			rk->dumps[i].offset_ns = (int64_t)((uint64_t)realtime_shift(
+				rk->dumps[i].path) - (uint64_t)ref);
 		else
 			rk->dumps[i].offset_ns = 0;
 	}

@@ -192,7 +192,7 @@ static int earliest(struct match *mt, const struct held *hd, size_t h,
 
 	for (size_t k = 0; k < g->n; k++) {
 		size_t d = g->dump[k];
-		int64_t e = (int64_t)hd->t0[k] + mt->rk->dumps[d].offset_ns;
+		int64_t e = (int64_t)(hd->t0[k] + (uint64_t)mt->rk->dumps[d].offset_ns);
 
 		if (mt->host[d] == h && (!found || e < *out)) {
 			*out = e;

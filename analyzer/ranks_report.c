@@ -238,7 +238,7 @@ static void ranks_table(FILE *out, const struct ranks *rk)
 		};
 
 		snprintf(b[6], UNITS_BUF, "%s%s", off < 0 ? "-" : "",
-			 fmt_ns(b[0], UNITS_BUF, (uint64_t)(off < 0 ? -off : off)));
+			 fmt_ns(b[0], UNITS_BUF, off < 0 ? 0 - (uint64_t)off : (uint64_t)off));
 		table_add(&t, cells);
 	}
 	fprintf(out, "\nRanks\n");

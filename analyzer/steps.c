@@ -89,10 +89,10 @@ static void stats(struct step_stats *s)
 		v[i] = dur(s, s->warmup + i);
 		sum += (double)v[i];
 	}
-	s->mean = (uint64_t)(sum / (double)m);
+	s->mean = sat_from_double(sum / (double)m);
 	for (size_t i = 0; i < m; i++)
 		sq += ((double)v[i] - (double)s->mean) * ((double)v[i] - (double)s->mean);
-	s->stddev = (uint64_t)sqrt(sq / (double)m);
+	s->stddev = sat_from_double(sqrt(sq / (double)m));
 	qsort(v, m, sizeof(*v), cmp_u64);
 	s->p50 = quantile(v, m, 0.50);
 	s->p99 = quantile(v, m, 0.99);
@@ -102,7 +102,7 @@ static void stats(struct step_stats *s)
 	sum = 0;
 	for (size_t i = 0; i < s->warmup; i++)
 		sum += (double)dur(s, i);
-	s->warm_mean = s->warmup ? (uint64_t)(sum / (double)s->warmup) : 0;
+	s->warm_mean = s->warmup ? sat_from_double(sum / (double)s->warmup) : 0;
 	outliers(s, n);
 }
 

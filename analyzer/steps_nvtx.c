@@ -70,7 +70,7 @@ static void close_range(struct diagnosis *d, struct nvtx_cand *c,
 	if (d->cand_budget >= CAND_SPANS || t1 <= t0)
 		return;
 	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
+		l->cap = l->cap ? l->cap * 2 : 2;   /* most names: a range or two */
 		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
 	}
 	l->v[l->n++] = (struct span){ t0, t1 };

@@ -54,4 +54,13 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/* v as an integer, stuck at 0 or UINT64_MAX outside their range (a
+ * plain cast of an out-of-range double is undefined). */
+static inline uint64_t sat_from_double(double v)
+{
+	if (!(v > 0))
+		return 0;
+	return v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
+}
+
 #endif /* GPUTRACE_ANALYZER_UTIL_H */

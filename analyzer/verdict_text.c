@@ -37,7 +37,7 @@ static const char *per_step(const struct ctx *c, uint64_t ns, char *buf)
 	buf[0] = 0;
 	if (c->d->steps.mean && c->T > 0)
 		snprintf(buf, 64, ", %s per step",
-			 fmt_ns(t, sizeof(t), (uint64_t)(share(c, ns) *
+			 fmt_ns(t, sizeof(t), sat_from_double(share(c, ns) *
 					      (double)c->d->steps.mean)));
 	return buf;
 }

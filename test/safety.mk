@@ -7,10 +7,14 @@
 #                     every test, in the build tree $(B)/asan
 #   make test-tsan    the recording path (rings, writer, dump output) built
 #                     with ThreadSanitizer and driven by test/tsan/stress.c
-#   make fuzz         libFuzzer (clang) on the dump reader and the reports,
-#                     FUZZ_RUNS (15000) from FUZZ_SEED (1129), at most
-#                     FUZZ_SECONDS (300), from test/corpus/, test/fuzz/seeds/
-#                     and the sample dump
+#   make fuzz         libFuzzer (clang) with a mutator that knows the
+#                     chunks (test/fuzz/mutate.c) on each output mode: text,
+#                     json, trace, sqlite, html, diff, ranks; FUZZ_RUNS
+#                     (10000) runs each from FUZZ_SEED (1129), at most
+#                     FUZZ_SECONDS (300) each (test/fuzz/run)
+#   make fuzz-long    FUZZ_LONG_RUNS (1000000) runs of each mode, random
+#                     seeds, going on after a finding; the counts go to
+#                     $(B)/fuzz/long-summary.txt
 #   make test-safety  all three (what CI runs after make test)
 #   make bench-analyzer  the analyzer's CPU time and peak memory for each
 #                     output on synthetic dumps of 1M, 10M and 50M events
@@ -72,6 +76,7 @@ test-tsan: $(TSAN_B)/stress $(ANALYZER)
 # ---- fuzzing the dump reader (libFuzzer: clang) -------------------------
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
+FUZZ_LONG_RUNS ?= 1000000
 FUZZ_B       := $(B)/fuzz
 FUZZ_SAN     := address,undefined
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -iquote . -Iinclude -g -O1 \
@@ -81,20 +86,26 @@ FUZZ_OBJ     := $(ANALYZER_OBJ:$(B)/%.o=$(FUZZ_B)/%.o)
 $(FUZZ_B)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/gputrace/*.h
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) \
-		$(if $(filter %/main.o,$@),-Dmain=gt_analyzer_main) -c -o $@ $<
+		$(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)) $(if $(filter %/main.o,$@),-Dmain=gt_analyzer_main) -c -o $@ $<
 
-$(FUZZ_B)/fuzz_dump: test/fuzz/fuzz_dump.c $(FUZZ_OBJ)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ \
-		-lstdc++ -lm
+$(FUZZ_B)/fuzz_dump: test/fuzz/fuzz_dump.c test/fuzz/mutate.c $(FUZZ_OBJ)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) \
+		$(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)) -o $@ $^ \
+		$(ANALYZER_LIBS) -lstdc++ -lm
 
 fuzz: $(FUZZ_B)/fuzz_dump
 	FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run $(FUZZ_B)
+
+fuzz-long: $(FUZZ_B)/fuzz_dump
+	FUZZ_LONG=1 FUZZ_RUNS=$(FUZZ_LONG_RUNS) FUZZ_SECONDS=86400 \
+		test/fuzz/run $(FUZZ_B)
 
 test-safety: test-asan test-tsan fuzz
 
 # ---- the analyzer's speed, for each output (test/bench/bench_analyzer.sh;
 # the rest of the benchmark needs a GPU: test/bench/overhead.sh) -----------
-$(B)/make_big_dump: test/bench/make_big_dump.c include/gputrace/*.h
+$(B)/make_big_dump: test/bench/make_big_dump.c test/bench/dump_writer.h \
+		include/gputrace/*.h
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
 $(B)/rusage: test/bench/rusage.c
@@ -111,4 +122,4 @@ $(TEST_B)/launch_cost: test/bench/launch_cost.c $(FAKE_HDR) $(FAKE_B)/libcuda.so
 bench-launch: $(LIB) $(TEST_B)/launch_cost
 	B=$(B) test/bench/launch_cost.sh
 
-.PHONY: test-asan test-tsan fuzz test-safety bench-analyzer bench-launch
+.PHONY: test-asan test-tsan fuzz fuzz-long test-safety bench-analyzer bench-launch

@@ -16,6 +16,7 @@
 
 #include "include/gputrace/format.h"
 #include "include/gputrace/varint.h"
+#include "test/bench/dump_writer.h"
 
 #define KERNELS 48
 #define SHAPES 96
@@ -23,36 +24,6 @@
 #define CHUNK_EVENTS 65536
 
 enum { OP_LAUNCH, OP_COPY, OP_SET, OP_SYNC, N_OPS };
-
-static FILE *out;
-static uint32_t next_string;
-
-static void chunk(uint32_t type, const void *a, size_t an, const void *b, size_t bn)
-{
-	struct gt_chunk_header h = { .type = type, .size = (uint32_t)(an + bn) };
-
-	fwrite(&h, sizeof(h), 1, out);
-	fwrite(a, 1, an, out);
-	if (bn)
-		fwrite(b, 1, bn, out);
-}
-
-static uint32_t string(const char *s)
-{
-	uint32_t id = ++next_string;
-
-	chunk(GT_CHUNK_STRING, &id, sizeof(id), s, strlen(s));
-	return id;
-}
-
-static void put_str(uint8_t **p, const char *s)
-{
-	uint32_t n = (uint32_t)strlen(s);
-
-	memcpy(*p, &n, 4);
-	memcpy(*p + 4, s, n);
-	*p += 4 + n;
-}
 
 static void header_and_tables(void)
 {
@@ -62,23 +33,9 @@ static void header_and_tables(void)
 		[OP_SET] = { "cuMemsetD32Async", GT_KIND_SET, 0, 2 },
 		[OP_SYNC] = { "cuStreamSynchronize", GT_KIND_SYNC, 0, 2 },
 	};
-	struct gt_file_header h = {
-		.magic = GT_MAGIC, .version = GT_FORMAT_VERSION,
-		.min_reader = GT_FORMAT_MIN_READER, .header_size = sizeof(h),
-		.endian = GT_ENDIAN_MARK, .clock_id = GT_CLOCK_MONOTONIC,
-		.start_ns = 1000000000ull, .start_realtime_ns = 1700000000000000000ull,
-		.pid = 4242,
-	};
-	struct gt_process pr = { .pid = 4242, .ppid = 1, .argc = 2 };
-	uint8_t buf[256], *p = buf;
 	char base[32], name[64];
 
-	fwrite(&h, sizeof(h), 1, out);
-	put_str(&p, "bench-host");
-	put_str(&p, "/usr/bin/python3");
-	put_str(&p, "python3");
-	put_str(&p, "train.py");
-	chunk(GT_CHUNK_PROCESS, &pr, sizeof(pr), buf, (size_t)(p - buf));
+	header_and_process();
 	for (int op = 0; op < N_OPS; op++) {
 		struct gt_op_info info = { .op = (uint16_t)op, .kind = ops[op].kind,
 					   .direction = ops[op].dir,

@@ -1,6 +1,8 @@
 #!/usr/bin/perl
 # make-corpus.pl - write the broken dumps of test/corpus/: each one must
 # make gputrace-analyze fail with exit status 2 and a one-line message.
+# The odd dumps of test/corpus/odd/ are readable but extreme (times near
+# 2^64, redefinitions): every output mode must finish on them.
 # Run it again after changing it and commit the .bin files with it:
 #
 #	perl test/corpus/make-corpus.pl [DIR]   (default: test/corpus)
@@ -82,6 +84,48 @@ my %corpus = (
 		. chunk(CHUNK_NOTE, pack('V', 0) . 'late'),
 );
 
+# Odd but readable: a clock pair and GPU records near the end of time,
+# events and windows as long as the clock allows, a kernel defined twice.
+no warnings 'portable';
+my $TOP = 0xffffffff6e58e219;
+my $launcher = good() . str(1, 'cuLaunchKernel')
+	. chunk(CHUNK_OP, pack('v C C v C C V V', 1, KIND_LAUNCH, 0, 0, 1, 0,
+			       1, 1));
+sub clock_pair { chunk(19, pack('Q< Q< V V', $_[0], $_[1], 100, 0)) }
+sub gpu_kernel {
+	my ($start, $end) = @_;
+
+	return chunk(13, pack('V4', 1, 1, 88, 0)
+		. pack('Q<5 V4 l<6 V2', 0, $start, $end, 0, 0, 1, 7, 0, 0,
+		       1, 1, 1, 32, 1, 1, 0, 0));
+}
+sub window { chunk(18, pack('Q< Q< V V', $_[0], $_[1], 1, 0)) }
+my $kernel = $launcher . str(2, '_Z1fv') . str(3, '_Z1gv')
+	. chunk(CHUNK_SHAPE, pack('V2 V3 V3 V V', 1, 1, 1, 1, 1, 32, 1, 1, 0, 0));
+sub func { chunk(CHUNK_FUNCTION, pack('V V Q<', 1, $_[0], 0x1000)) }
+
+my %odd = (
+	'clock-wrap' => good() . clock_pair(5000, $TOP)
+		. gpu_kernel(5000, 6000),
+	'gpu-end-of-time' => good() . clock_pair(0, 0)
+		. gpu_kernel(1000, 0xffffffffffffff00) . $end,
+	'window-end-of-time' => good() . window(1000, 0xfffffffffffffff0)
+		. window(0xfffffffffffffff0, 0xffffffffffffffff),
+	'window-end-of-time-late' => good()
+		. window(0xfffffffffffffff0, 0xffffffffffffffff)
+		. window(1000, 0xfffffffffffffff0),
+	'header-only' => good(),
+	'events-end-of-time' => $launcher . chunk(CHUNK_EVENTS,
+		pack('V V Q< V V Q<', 1, 2, 0xfffffffffffff000, 1, 0, 0)
+		. join('', map { varint($_) } (1, 0, 0xff0, 0, 0, 1,
+					     1, 2, 0xffffffffffffffff, 0, 0, 1))),
+	'function-redefined' => $kernel . func(2) . events(1, launch())
+		. func(3) . events(1, launch()) . func(2) . $end,
+);
 for my $name (sort keys %corpus) {
 	GtDump->new->write("$dir/$name.bin", $corpus{$name});
+}
+mkdir("$dir/odd");
+for my $name (sort keys %odd) {
+	GtDump->new->write("$dir/odd/$name.bin", $odd{$name});
 }

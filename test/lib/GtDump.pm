@@ -24,6 +24,7 @@ use strict;
 use warnings;
 use Exporter 'import';
 use File::Temp qw(tempdir);
+use Time::HiRes ();
 
 use constant {
 	FORMAT_VERSION => 1,
@@ -53,7 +54,7 @@ our @EXPORT = qw(
 	OPF_ASYNC OPF_PTSZ
 );
 our @EXPORT_OK = qw(varint zigzag header chunk event_bytes run_analyzer
-		    analyzer_path);
+		    analyzer_path measure_analyzer);
 
 # Per-kind varints after the common five.
 my %nargs = (
@@ -272,6 +273,26 @@ sub slurp {
 	open(my $fh, '<:raw', $path) or return '';
 	local $/;
 	return scalar <$fh>;
+}
+
+# Run the analyzer with @args in folder $dir, its output thrown away, its
+# stderr in $dir/err, killed after 300 s: (seconds, peak RSS in KiB or
+# undef without /usr/bin/time, exit status).
+sub measure_analyzer {
+	my ($dir, @args) = @_;
+	my @cmd = ('timeout', '-s', 'KILL', 300, analyzer_path(), @args);
+	my $t0 = Time::HiRes::time();
+	my $rss;
+
+	@cmd = ('/usr/bin/time', '-f', 'RSS %M', '-o', "$dir/rss", @cmd)
+		if -x '/usr/bin/time';
+	unlink("$dir/rss");
+	my $rc = system(join(' ', map { "'$_'" } @cmd) . " >/dev/null 2>$dir/err");
+	my $t = Time::HiRes::time() - $t0;
+	if (open(my $fh, '<', "$dir/rss")) {
+		($rss) = map { /RSS (\d+)/ ? $1 : () } <$fh>;
+	}
+	return ($t, $rss, $rc >> 8);
 }
 
 # Run the analyzer with @args; returns {out, err, exit, signal}.  A leading

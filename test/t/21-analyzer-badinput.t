@@ -58,6 +58,11 @@ my @made = map { s{.*/}{}r } sort glob("$tmp/*.bin");
 is_deeply(\@made, [map { s{.*/}{}r } @files], 'make-corpus.pl makes the corpus');
 is(scalar(grep { compare("$tmp/$_", "$corpus/$_") } @made), 0,
    'corpus files are what make-corpus.pl writes');
+my @odd = map { s{.*/}{}r } sort glob("$tmp/odd/*.bin");
+is_deeply(\@odd, [map { s{.*/}{}r } sort glob("$corpus/odd/*.bin")],
+	  'make-corpus.pl makes the odd dumps');
+is(scalar(grep { compare("$tmp/odd/$_", "$corpus/odd/$_") } @odd), 0,
+   'odd dumps are what make-corpus.pl writes');
 
 # Mutations of a good dump: flipped bytes, cuts, bad sizes, spliced
 # bytes.  Each must give a report (0) or a clean failure (2).

@@ -10,10 +10,9 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 use File::Temp qw(tempdir);
-use Time::HiRes qw(time);
 use Test::More;
 
-use GtDump qw(run_analyzer);
+use GtDump qw(run_analyzer measure_analyzer);
 
 my $build = $ENV{GT_BUILD} // 'build';
 my $gen = "$build/test/make_big_dump";
@@ -22,7 +21,6 @@ plan skip_all => "no $gen (make test builds it)" unless -x $gen;
 
 my $events = $ENV{GT_BIG_EVENTS} // 10_000_000;
 my $dir = tempdir(CLEANUP => 1);
-my $timer = -x '/usr/bin/time' ? '/usr/bin/time' : undef;
 
 sub make_dump {
 	my ($n) = @_;
@@ -32,21 +30,7 @@ sub make_dump {
 	return $path;
 }
 
-# Run the analyzer: (seconds, peak RSS in KiB or undef, exit status).
-sub measure {
-	my (@args) = @_;
-	my @cmd = (GtDump::analyzer_path(), @args);
-	my $t0 = time;
-	my $rss;
-
-	@cmd = ($timer, '-f', 'RSS %M', '-o', "$dir/rss", @cmd) if $timer;
-	my $rc = system(join(' ', map { "'$_'" } @cmd) . " >/dev/null 2>$dir/err");
-	my $t = time - $t0;
-	if ($timer && open(my $fh, '<', "$dir/rss")) {
-		($rss) = map { /RSS (\d+)/ ? $1 : () } <$fh>;
-	}
-	return ($t, $rss, $rc >> 8);
-}
+sub measure { return measure_analyzer($dir, @_) }
 
 my $big = make_dump($events);
 my $small = make_dump(int($events / 10));

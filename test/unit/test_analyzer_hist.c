@@ -14,6 +14,8 @@
 
 #include "analyzer/hist.h"
 
+#define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
+
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rng(void)
@@ -175,6 +177,43 @@ static void test_constant(void **state)
 	hist_release(&h);
 }
 
+/*
+ * The first HIST_FEW values are kept without buckets: every quantile of a
+ * few values, and of merges across the switch to buckets, is what the
+ * buckets give, and a histogram of a few values holds no block.
+ */
+static void test_few_as_buckets(void **state)
+{
+	static const unsigned q[] = { 1, 100, 250, 500, 750, 900, 990, 999 };
+	uint64_t v[3 * HIST_FEW];
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_N(v); i++)
+		v[i] = 1000 + rng() % 100000;
+	for (size_t n = 1; n <= ARRAY_N(v); n++) {
+		struct hist one, few, many;
+
+		hist_init(&one);
+		hist_init(&few);
+		hist_init(&many);
+		for (size_t i = 0; i < n; i++) {
+			hist_add(&one, v[i]);
+			hist_add(i % 2 ? &few : &many, v[i]);
+		}
+		assert_true(n > HIST_FEW || one.block == NULL);
+		hist_merge(&many, &few);
+		hist_merge(&few, &many);      /* few now has n + n/2 values */
+		for (size_t k = 0; k < ARRAY_N(q); k++)
+			assert_int_equal(hist_quantile(&many, q[k] / 1000.0),
+					 hist_quantile(&one, q[k] / 1000.0));
+		assert_int_equal(many.count, n);
+		assert_int_equal(few.count, n + n / 2);
+		hist_release(&one);
+		hist_release(&few);
+		hist_release(&many);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_constant),
+		cmocka_unit_test(test_few_as_buckets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
