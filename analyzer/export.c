@@ -61,8 +61,9 @@ static int said(int rc, char *why)
 int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base)
 {
 	char *why = NULL;
+	int rc = pass(path, fn, ctx, base, &why);
 
-	return said(pass(path, fn, ctx, base, &why), why);
+	return said(rc, why);
 }
 
 static void model_sink(void *ctx, const struct dump_reader *r,
@@ -98,8 +99,9 @@ int export_try_model(const char *path, struct model *m, uint64_t base,
 int export_load_model(const char *path, struct model *m, uint64_t base)
 {
 	char *why = NULL;
+	int rc = export_try_model(path, m, base, &why);
 
-	return said(export_try_model(path, m, base, &why), why);
+	return said(rc, why);
 }
 
 /* ---- finding the dumps -------------------------------------------------- */
