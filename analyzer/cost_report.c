@@ -87,6 +87,9 @@ void cost_report_text(FILE *out, const struct model *m)
 		    fmt_ns(a, sizeof(a), f->in_p50), fmt_ns(b, sizeof(b), f->out_p50),
 		    100 * f->covered, (unsigned long long)f->steps, 100 * f->overall);
 	left_out_text(out, f);
+	if (m->cost->capped)
+		report_line(out, "  (the first %zu step starts only: the run had more)",
+			    m->cost->nb);
 	if (f->have_after)
 		report_line(out, "  after the first window (CUPTI off again): %+.1f%% per "
 			    "step against the steps just before it (%s against %s)",
@@ -152,6 +155,8 @@ void cost_report_json(struct json *j, const struct model *m)
 	put_u(j, "before_p50_ns", f->before_p50);
 	put_u(j, "after_p50_ns", f->after_p50);
 	put_u(j, "windows_left_out", f->left_out);
+	json_key(j, "capped");
+	json_bool(j, m->cost->capped);
 	put_d(j, "inside", f->inside);
 	put_d(j, "covered", f->covered);
 	put_d(j, "overall", f->overall);

@@ -9,7 +9,9 @@
  * candidates for training steps (NVTX ranges, the period of the launch
  * sequence).  At the end it finds the steps, attributes every interval in
  * which a GPU ran no compute kernel to what the host was doing, scores
- * the six bottleneck classes of the seed articles (plus "healthy") and
+ * the six bottleneck classes (data supply, CPU preprocessing, memory and
+ * batch, communication and sync, kernel efficiency, environment; plus
+ * "healthy") and
  * estimates what each change would gain.  Memory is bounded by caps on
  * the kept spans (DIAG_MAX_*), never by the number of events beyond them.
  */

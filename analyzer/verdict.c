@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * verdict.c - score the six bottleneck classes of the seed articles from
+ * verdict.c - score the six bottleneck classes from
  * the attributed idle time, and order them.
  *
  * A class's score is the share of the steady state's GPU time it

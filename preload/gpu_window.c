@@ -741,8 +741,9 @@ static void gpu_cycle(int final)
 }
 
 /* The dump ends: every event is in, so a run with none can say why. */
-static void gpu_end(void)
+static void gpu_end(int final)
 {
+	(void)final;
 	if (gw.generation == atomic_load(&gt_mark->generation) && gw.phase != P_START)
 		note_no_window();
 }

@@ -524,8 +524,9 @@ uint64_t gt_steps_bounds_after(uint64_t t, uint64_t *first)
 }
 
 /* The calls since the last check, for a run that ended in a few steps. */
-void gt_steps_end(void)
+void gt_steps_end(int final)
 {
+	(void)final;
 	for (size_t i = 0; i < ST_THREADS; i++)
 		if (st.th[i] && !st.th[i]->period && st.th[i]->seen > st.th[i]->checked)
 			check(st.th[i], 1);

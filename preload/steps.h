@@ -58,7 +58,7 @@ void gt_steps_function(uint32_t id, const char *name);
 void gt_steps_cycle(int final);
 
 /* At the dump's end, after the last drain: the last boundaries. */
-void gt_steps_end(void);
+void gt_steps_end(int final);
 
 const struct gt_steps_view *gt_steps_view(void);
 

@@ -69,10 +69,14 @@ static struct {
 } w = { .side_lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Set by any thread, read by the writer: each slot published with release. */
-static void (*_Atomic cycle_hooks[GT_CYCLE_HOOKS])(int final);
-static _Atomic int n_cycle_hooks;
-static void (*end_hooks[GT_CYCLE_HOOKS])(void);
-static _Atomic int n_end_hooks;
+/* Parts called back by the writer thread, published atomically: each
+ * cycle (cycle), and once when the dump ends (end). */
+struct hooks {
+	void (*_Atomic fn[GT_CYCLE_HOOKS])(int final);
+	_Atomic int n;
+};
+
+static struct hooks cycle_hooks, end_hooks;
 
 static uint32_t put_string(const char *s)
 {
@@ -385,20 +389,34 @@ uint32_t gt_writer_string(const char *s, size_t len)
 	return gt_writer_side_chunk(GT_CHUNK_STRING, &id, sizeof(id), s, len) ? 0 : id;
 }
 
-void gt_writer_on_cycle(void (*fn)(int final))
+static void hooks_add(struct hooks *h, void (*fn)(int final))
 {
-	int i = atomic_fetch_add(&n_cycle_hooks, 1);
+	int i = atomic_fetch_add(&h->n, 1);
 
 	if (i < GT_CYCLE_HOOKS)
-		atomic_store_explicit(&cycle_hooks[i], fn, memory_order_release);
+		atomic_store_explicit(&h->fn[i], fn, memory_order_release);
 }
 
-void gt_writer_on_end(void (*fn)(void))
+static void hooks_run(struct hooks *h, int final)
 {
-	int i = atomic_fetch_add(&n_end_hooks, 1);
+	int n = atomic_load(&h->n);
 
-	if (i < GT_CYCLE_HOOKS)
-		end_hooks[i] = fn;
+	for (int i = 0; i < n && i < GT_CYCLE_HOOKS; i++) {
+		void (*fn)(int) = atomic_load_explicit(&h->fn[i], memory_order_acquire);
+
+		if (fn)
+			fn(final);
+	}
+}
+
+void gt_writer_on_cycle(void (*fn)(int final))
+{
+	hooks_add(&cycle_hooks, fn);
+}
+
+void gt_writer_on_end(void (*fn)(int final))
+{
+	hooks_add(&end_hooks, fn);
 }
 
 /* Write what other threads queued; swaps buffers so they never wait long. */
@@ -421,19 +439,6 @@ static void put_side_chunks(void)
 		gt_dump_out_raw(&w.out, buf, len);
 }
 
-static void run_cycle_hooks(int final)
-{
-	int n = atomic_load(&n_cycle_hooks);
-
-	for (int i = 0; i < n && i < GT_CYCLE_HOOKS; i++) {
-		void (*fn)(int) = atomic_load_explicit(&cycle_hooks[i],
-						       memory_order_acquire);
-
-		if (fn)
-			fn(final);
-	}
-}
-
 /*
  * One cycle: the rings' heads are read first, then the side chunks are
  * written, then the events up to those heads: whatever another thread
@@ -444,7 +449,7 @@ static void drain(int final)
 	struct gt_ring *first;
 	uint64_t lost;
 
-	run_cycle_hooks(final);
+	hooks_run(&cycle_hooks, final);
 	/* Rings are pushed at the head only: walking from the same first ring
 	 * twice meets the same rings, each with its snap.  One pushed in
 	 * between (a reused ring's snap is stale) waits for the next cycle. */
@@ -475,8 +480,7 @@ static void end_dump(void)
 	if (atomic_exchange(&w.ended, 1))
 		return;
 	drain(1);                           /* ends with a flush */
-	for (int i = 0; i < atomic_load(&n_end_hooks) && i < GT_CYCLE_HOOKS; i++)
-		end_hooks[i]();
+	hooks_run(&end_hooks, 1);
 	put_side_chunks();                  /* what they said */
 	w.end_off = w.out.bytes_written + w.out.len;
 	end = (struct gt_end){ .end_ns = gt_now(), .events = w.events,

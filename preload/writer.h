@@ -82,7 +82,7 @@ void gt_writer_on_cycle(void (*fn)(int final));
  * window opened) goes in through gt_writer_side_chunk.  At most
  * GT_CYCLE_HOOKS, run in the order they were given.
  */
-void gt_writer_on_end(void (*fn)(void));
+void gt_writer_on_end(void (*fn)(int final));
 
 /* When the first launch, copy, memset or graph launch that the writer
  * drained was made (0: none yet): GPU windows count their warm-up from it. */

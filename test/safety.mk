@@ -1,4 +1,4 @@
-# test/safety.mk - proving the tracer safe (issue 7): the workloads of the
+# test/safety.mk - proving the tracer safe: the workloads of the
 # fork, exec, signal, kill and late-CUDA tests (test/t/7*.t), the unit test
 # of the exec environment, and the sanitizer and fuzzing runs:
 #
