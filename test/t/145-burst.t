@@ -1,11 +1,13 @@
 #!/usr/bin/perl
 # 145-burst.t - one thread launching as fast as it can (w_burst) on the
 # fake driver: with the default settings the writer keeps up, woken when
-# the thread's ring is half full, and no event is lost.  The rate reached
-# is printed, not checked: it depends on the machine and its load.  No
-# drop is allowed unless the machine kept the writer thread waiting for a
-# CPU more than 2% of the run (its schedstat): half a ring lasts a few
-# milliseconds at this rate, less than a busy machine's scheduling delay.
+# the thread's ring is half full.  The rate reached is printed, not
+# checked: it depends on the machine and its load.  Every launch is
+# accounted for (in the dump or counted as dropped).  Drops stay under
+# 0.1% of the launches unless the machine kept the writer thread waiting
+# for a CPU more than 2% of the run (its schedstat); then under a quarter.
+# Zero is not asserted: half a ring lasts a few milliseconds at this rate,
+# and a virtual machine's stolen time does not show in schedstat.
 use strict;
 use warnings;
 use FindBin;
@@ -60,8 +62,11 @@ subtest "one thread, $N launches, default settings" => sub {
 		return;
 	}
 	my $k = GtRun::kernel($j, GtRun::K_VECADD);
-	is($k && $k->{calls}, $N, 'every launch is in the dump');
-	GtRun::check_totals($r);
+	note("$j->{dropped} dropped") if $j->{dropped};
+	is(($k ? $k->{calls} : 0) + $j->{dropped}, $N,
+	   'every launch is in the dump or counted as dropped');
+	GtRun::check_totals($r, drops => 1);
+	cmp_ok($j->{dropped}, '<', $N / 1000, 'less than 0.1% dropped');
 };
 
 # The writer's timer never fires during the run: only the half-full

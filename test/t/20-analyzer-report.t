@@ -293,15 +293,15 @@ $fwd->add_chunk(CHUNK_OP, pack('v C C v C C V V', 1, KIND_SYNC, 0, 0, 2, 0, 1, 1
 		. "new fields");
 $fwd->add_chunk(99, 'a chunk type from the future');
 $fwd->note(1, 'recorder said hello');
-my $long = join(' ', ('word') x 40) . " \e[31mred\e[0m";
-$fwd->note(0, $long);
+my $long_note = join(' ', ('word') x 40) . " \e[31mred\e[0m";
+$fwd->note(0, $long_note);
 $fwd->{ops}{1} = KIND_SYNC;
 $fwd->events(tid => 3, events => [{ op => 1, t0 => 5, dur => 9, args => [0] }]);
 $fwd->end(end_ns => 20);
 ($j, $r) = analyze_json($fwd->write("$dir/fwd.gtd"));
 is($j->{syncs}[0]{api}, 'cuCtxSynchronize', 'longer op chunk read');
 is($j->{events}, 1, 'unknown chunk type skipped');
-is_deeply($j->{notes}, ['recorder said hello', $long], 'notes kept');
+is_deeply($j->{notes}, ['recorder said hello', $long_note], 'notes kept');
 $r = run_analyzer("$dir/fwd.gtd");
 like($r->{out}, qr/^note: recorder said hello$/m, 'notes in the text report');
 like($r->{out}, qr/^note: word word[^\n]*\n {6}word(?:[^\n]*\n {6})*[^\n]*red/m,
