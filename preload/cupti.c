@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "include/gputrace/format.h"
 #include "preload/cupti.h"
@@ -27,6 +28,19 @@ static atomic_uint inflight;        /* wrappers between push and pop */
 static _Atomic uint64_t work_pushed; /* records the window's work brings */
 static atomic_int uncounted;        /* a graph was launched in the window */
 static uint64_t work_base;          /* gt_records_joined_work at opening */
+/*
+ * A call counts the records its work brings only while every activity
+ * kind is on: from after the last enable to before the first disable.
+ * Ids are pushed a little longer on both sides (the join must not miss a
+ * call that records), but a call there may bring no record, and counting
+ * it would keep the window's drain waiting, CUPTI attached, to the next
+ * window (about 1 us more per launch meanwhile).  counted_inflight lets
+ * the disable wait for the counted calls still inside the driver.
+ */
+static atomic_int counting;
+static atomic_uint counted_inflight;
+#define COUNTED 0x80000000u         /* in a token: the call was counted */
+#define COUNTED_WAIT_NS 100000000ull /* at most, before the kinds go off */
 
 static struct {
 	pthread_mutex_t lock;
@@ -54,6 +68,38 @@ static const CUpti_ActivityKind kinds[] = {
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
+/* The token of a call that puts work on the GPU: its work counted only
+ * while counting (the in-flight count goes up first: a disable that saw
+ * none in flight cannot miss this call's count). */
+static unsigned count_work(unsigned work)
+{
+	if (!work)
+		return 1;
+	atomic_fetch_add(&counted_inflight, 1);
+	if (!atomic_load(&counting)) {
+		atomic_fetch_sub(&counted_inflight, 1);
+		return 1;
+	}
+	if (work == GT_GPU_UNCOUNTED) {
+		atomic_store_explicit(&uncounted, 1, memory_order_relaxed);
+		return COUNTED | 1;
+	}
+	atomic_fetch_add_explicit(&work_pushed, work, memory_order_relaxed);
+	return COUNTED | (work + 1);
+}
+
+/* Counting off; then wait (bounded) for the counted calls still inside
+ * the driver, whose records the kinds must stay on for. */
+static void stop_counting(void)
+{
+	uint64_t t0 = gt_now();
+	struct timespec ts = { 0, 20000 };
+
+	atomic_store(&counting, 0);
+	while (atomic_load(&counted_inflight) && gt_now() - t0 < COUNTED_WAIT_NS)
+		nanosleep(&ts, NULL);
+}
+
 unsigned gt_cupti_begin(unsigned work)
 {
 	atomic_fetch_add(&inflight, 1);
@@ -61,22 +107,20 @@ unsigned gt_cupti_begin(unsigned work)
 		atomic_fetch_sub(&inflight, 1);
 		return 0;
 	}
-	if (work == GT_GPU_UNCOUNTED) {
-		atomic_store_explicit(&uncounted, 1, memory_order_relaxed);
-		work = 0;
-	}
-	if (work)
-		atomic_fetch_add_explicit(&work_pushed, work, memory_order_relaxed);
 	gt_corr_begin();
-	return work + 1;
+	return count_work(work);
 }
 
 void gt_cupti_end(unsigned token, int failed, uint64_t id, unsigned cls)
 {
+	unsigned work = (token & ~COUNTED) - 1;
+
 	if (!failed)
 		gt_corr_end(id, cls);
-	else if (token > 1)                 /* no records will come */
-		atomic_fetch_sub_explicit(&work_pushed, token - 1, memory_order_relaxed);
+	else if (work)                      /* no records will come */
+		atomic_fetch_sub_explicit(&work_pushed, work, memory_order_relaxed);
+	if (token & COUNTED)
+		atomic_fetch_sub(&counted_inflight, 1);
 	atomic_fetch_sub(&inflight, 1);
 }
 
@@ -91,6 +135,14 @@ int gt_cupti_work_done(void)
 {
 	return !atomic_load(&uncounted) &&
 	       gt_records_joined_work() - work_base >= atomic_load(&work_pushed);
+}
+
+uint64_t gt_cupti_work_missing(void)
+{
+	uint64_t got = gt_records_joined_work() - work_base;
+	uint64_t want = atomic_load(&work_pushed);
+
+	return want > got ? want - got : 0;
 }
 
 unsigned gt_cupti_inflight(void)
@@ -349,6 +401,7 @@ int gt_cupti_enable(void)
 			     "timing is off\n", cs.why);
 	} else {
 		cs.enabled = 1;
+		atomic_store(&counting, 1);
 	}
 	leave();
 	return cs.enabled ? 0 : -1;
@@ -358,6 +411,7 @@ int gt_cupti_enable(void)
 void gt_cupti_disable(void)
 {
 	enter("cuptiActivityDisable");
+	stop_counting();
 	if (cs.enabled && !cs.forgotten)
 		disable_kinds(NKINDS);
 	cs.enabled = 0;
@@ -445,5 +499,7 @@ void gt_cupti_forget(void)
 	cs.why = "a forked child";
 	atomic_store(&gt_gpu_on, 0);
 	atomic_store(&inflight, 0);
+	atomic_store(&counting, 0);
+	atomic_store(&counted_inflight, 0);
 	gt_buffers_forget();
 }

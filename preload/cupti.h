@@ -91,6 +91,8 @@ void gt_cupti_work_reset(void);
 /* Whether every record the window's work should bring has come (and no
  * graph, whose records cannot be counted, was launched). */
 int gt_cupti_work_done(void);
+/* How many of those records have not come (0 when all have). */
+uint64_t gt_cupti_work_missing(void);
 /* cuptiActivityFlushAll, forced or not. */
 void gt_cupti_flush(int forced);
 /* Detach (cuptiFinalize): outside windows CUPTI then costs nothing. */

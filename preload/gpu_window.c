@@ -410,6 +410,24 @@ static void close_window(void)
 	gw.last_flush = gw.closed;
 }
 
+/* The drain gave up waiting: CUPTI stays attached (kinds off, about 1 us
+ * per launch) until the next window's drain; the report shows why. */
+static void note_still_attached(uint64_t now)
+{
+	uint64_t missing = gt_cupti_work_missing();
+
+	if (missing)
+		put_note("gpu: window %u: CUPTI stayed attached with its kinds off "
+			 "after %.1f s of waiting: %llu GPU records of the window's "
+			 "work never came", gw.seq, (double)(now - gw.closed) / 1e9,
+			 (unsigned long long)missing);
+	else
+		put_note("gpu: window %u: CUPTI stayed attached with its kinds off "
+			 "after %.1f s of waiting: a CUDA graph launched in the "
+			 "window, or a call still inside it", gw.seq,
+			 (double)(now - gw.closed) / 1e9);
+}
+
 /*
  * Detach only once the GPU finished the window's work: every record it
  * should bring came (CUPTI's device buffers are freed on detach), and no
@@ -432,6 +450,8 @@ static void end_drain(uint64_t now)
 		gt_cupti_detach();
 		timed_since(SW_DETACH, t);
 	} else {
+		if (gt_gpu_cfg.finalize)
+			note_still_attached(now);
 		gt_cupti_flush(1);
 	}
 	put_switch(gt_now());

@@ -29,6 +29,9 @@
  *                               never finish, as far as CUPTI tells)
  *   FAKE_CUPTI_COUNTS=PATH      at exit, "name value" lines: what the
  *                               fake recorded and was asked
+ *   FAKE_CUPTI_SWITCH_US        each cuptiActivityEnable and Disable
+ *                               takes this long (0)
+ *   FAKE_CUPTI_FLUSH_STALL_MS   the first flush stalls this long (0)
  */
 #ifndef GT_TEST_FAKE_CUPTI_H
 #define GT_TEST_FAKE_CUPTI_H

@@ -25,6 +25,7 @@
 static struct {
 	int taken, runtime, no_kernels, no_names;
 	uint64_t queue_ns, kernel_ns, copy_ns, dropped, version, flush_stall_ms;
+	uint64_t switch_us;          /* each kind's enable and disable */
 	int64_t offset_ns, drift_ppm;
 	uint64_t t_load;
 	const char *counts;
@@ -154,6 +155,7 @@ __attribute__((constructor)) static void fake_cupti_load(void)
 	cfg.counts = getenv("FAKE_CUPTI_COUNTS");
 	cfg.version = env_num("FAKE_CUPTI_VERSION", CUPTI_API_VERSION);
 	cfg.flush_stall_ms = env_num("FAKE_CUPTI_FLUSH_STALL_MS", 0);
+	cfg.switch_us = env_num("FAKE_CUPTI_SWITCH_US", 0);
 	cfg.t_load = mono();
 }
 
@@ -590,8 +592,20 @@ EXPORT CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)
 	return CUPTI_SUCCESS;
 }
 
+/* As a real CUPTI's enable and disable take a while (FAKE_CUPTI_SWITCH_US),
+ * while the program's threads go on calling. */
+static void switch_delay(void)
+{
+	struct timespec ts = { (time_t)(cfg.switch_us / 1000000),
+			       (long)(cfg.switch_us % 1000000 * 1000) };
+
+	if (cfg.switch_us)
+		nanosleep(&ts, NULL);
+}
+
 EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
+	switch_delay();
 	if ((unsigned)kind >= MAX_KINDS || kind == CUPTI_ACTIVITY_KIND_KERNEL)
 		return CUPTI_ERROR_NOT_COMPATIBLE;  /* a test must see KERNEL */
 	if (!record_size(kind) && kind != CUPTI_ACTIVITY_KIND_MEMCPY2)
@@ -603,6 +617,7 @@ EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 
 EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 {
+	switch_delay();
 	if ((unsigned)kind >= MAX_KINDS)
 		return CUPTI_ERROR_INVALID_KIND;
 	n.disable++;

@@ -178,6 +178,28 @@ subtest 'a run with no window says why' => sub {
 	     'steps, but too few: said');
 };
 
+# CUPTI's enable and disable take a while (FAKE_CUPTI_SWITCH_US for each
+# kind) while two threads go on launching: calls made while only some
+# kinds are on bring no record for the drain to wait for, and the window
+# must still be detached once its records came, not kept attached (at
+# about 1 us a launch) to the run's end.
+subtest 'CUPTI detaches soon after a window while threads race its switch' => sub {
+	my $r = run_gpu(['--threads=2', '--sleep-us=500', 2500],
+			GPUTRACE_GPU_STEPS => '100-150', FAKE_CUPTI_SWITCH_US => 3000);
+
+	ran_ok($r, 'racing') or return;
+	my @w = windows($r);
+	my $text = text_of($r);
+
+	is(scalar @w, 1, 'one window');
+	return unless @w;
+	cmp_ok($w[0]{off_ns} // 0, '>', $w[0]{end_ns}, 'CUPTI went off after the window');
+	cmp_ok(($w[0]{off_ns} // 0) - $w[0]{end_ns}, '<', 1e9,
+	       'within a second of its end (the run went on for more)');
+	unlike($text, qr/stayed attached/, 'no note of CUPTI kept attached');
+	all_joined($r, 'racing');
+};
+
 # ---- the cost figures, from a dump whose steps and windows are known ----
 
 use constant { MS => 1_000_000, CHUNK_STEPS => 21, CHUNK_SWITCH => 22,
