@@ -7,7 +7,9 @@
  * it off again).  Each window's steps are compared with the steps just
  * around it, outside any window (as many, at least NEAR_MIN, at most
  * NEAR_MAX): a program's step time drifts (warm-up, phases, a data set
- * that changes), and neighbours in time share the drift.  Windows placed
+ * that changes), and neighbours in time share the drift.  What CUPTI
+ * leaves once detached is, likewise, the steps just after each window
+ * over those just before it, the median over the windows.  Windows placed
  * by the clock before the steps were steady are left out when others are
  * there.  A step across a gap in the boundaries' numbers (the library
  * found a new pattern) is not a step: left out.
@@ -123,6 +125,19 @@ static uint64_t median(uint64_t *v, size_t n)
 	return v[n / 2];
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_d(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 struct span {
 	uint64_t lo, hi;
 	int clock;              /* opened by the clock: before steady steps */
@@ -216,7 +231,23 @@ struct acc {
 	double in_ns, base_ns;  /* their time, and what it would have been */
 	uint64_t before[NEAR_MAX], after[NEAR_MAX];
 	size_t nbefore, nafter; /* around the first measured window */
+	double *ratio;          /* per window: the steps just after it over */
+	size_t nratio;          /* those just before it */
 };
+
+/* The steps just after a window (CUPTI off again) over those just before
+ * it (not yet attached): what a detached CUPTI leaves, window by window,
+ * so that the run's drift cancels in the median over windows. */
+static void pair(struct acc *a, size_t mark, size_t nb, size_t na)
+{
+	uint64_t before[NEAR_MAX], after[NEAR_MAX];
+
+	if (nb < COST_MIN_STEPS || na < COST_MIN_STEPS)
+		return;
+	memcpy(before, a->out + mark, nb * sizeof(uint64_t));
+	memcpy(after, a->out + mark + nb, na * sizeof(uint64_t));
+	a->ratio[a->nratio++] = (double)median(after, na) / (double)median(before, nb);
+}
 
 /* One window's steps [first, last] against the steps around it. */
 static void measure(struct acc *a, const struct step *st, size_t n, size_t first,
@@ -237,6 +268,7 @@ static void measure(struct acc *a, const struct step *st, size_t n, size_t first
 		memcpy(a->after, a->out + mark + nb, na * sizeof(uint64_t));
 		a->nbefore = nb, a->nafter = na;
 	}
+	pair(a, mark, nb, na);
 	a->nout += nb + na;
 	base = median(a->out + mark, nb + na);
 	for (size_t i = first; i <= last; i++) {
@@ -303,9 +335,10 @@ static void figures(struct cost_figures *f, struct acc *a, const struct step *st
 	f->inside = a->in_ns / a->base_ns - 1;
 	f->covered = (double)f->in / (double)f->steps;
 	f->overall = (a->in_ns - a->base_ns) / (double)f->all_ns;
-	f->have_after = a->nbefore >= COST_MIN_STEPS && a->nafter >= COST_MIN_STEPS;
+	f->have_after = a->nratio > 0;
+	f->after_windows = a->nratio;
 	if (f->have_after)
-		f->after_detach = (double)f->after_p50 / (double)f->before_p50 - 1;
+		f->after_detach = median_d(a->ratio, a->nratio) - 1;
 }
 
 void cost_finish(struct model *m)
@@ -322,6 +355,7 @@ void cost_finish(struct model *m)
 	st = xmalloc(s->nb * sizeof(*st));
 	a.in = xmalloc(s->nb * sizeof(uint64_t));
 	a.out = xmalloc(2 * s->nb * sizeof(uint64_t));
+	a.ratio = xmalloc((s->nwin + 1) * sizeof(double));
 	ns = spans(s, m->start_ns + m->wall_ns, sp);
 	n = steps_of(s, sp, ns, st);
 	measure_all(&s->f, &a, st, n, sp, ns);
@@ -333,6 +367,7 @@ void cost_finish(struct model *m)
 	free(st);
 	free(a.in);
 	free(a.out);
+	free(a.ratio);
 }
 
 const struct cost_figures *cost_figures(const struct model *m)

@@ -36,7 +36,9 @@ struct cost_figures {
 	double inside;          /* per step inside windows, over outside: +0.04 */
 	double covered;         /* share of the steps inside windows */
 	double overall;         /* time the windows added, over the run's steps */
-	double after_detach;    /* after windows over before the first */
+	double after_detach;    /* just after a window over just before it,
+				   the median over windows */
+	uint64_t after_windows; /* the windows in that median */
 	int measured;           /* inside, covered and overall are known */
 	int have_after;         /* after_detach is known */
 	const char *why;        /* not measured: why */

@@ -67,6 +67,23 @@ static void left_out_text(FILE *out, const struct cost_figures *f)
 			    "left out)", (unsigned long long)f->mixed, f->mixed == 1 ? "" : "s");
 }
 
+/* What a detached CUPTI leaves: steps just after windows against just
+ * before them. */
+static void after_text(FILE *out, const struct cost_figures *f)
+{
+	char a[UNITS_BUF], b[UNITS_BUF], n[48];
+
+	if (f->after_windows == 1)
+		snprintf(n, sizeof(n), "one window");
+	else
+		snprintf(n, sizeof(n), "the median of %llu windows",
+			 (unsigned long long)f->after_windows);
+	report_line(out, "  after a window (CUPTI off again): %+.1f%% per step just "
+		    "after it against just before it (%s; the first: %s against %s)",
+		    100 * f->after_detach, n, fmt_ns(a, sizeof(a), f->after_p50),
+		    fmt_ns(b, sizeof(b), f->before_p50));
+}
+
 void cost_report_text(FILE *out, const struct model *m)
 {
 	const struct cost_figures *f = cost_figures(m);
@@ -91,10 +108,7 @@ void cost_report_text(FILE *out, const struct model *m)
 		report_line(out, "  (the first %zu step starts only: the run had more)",
 			    m->cost->nb);
 	if (f->have_after)
-		report_line(out, "  after the first window (CUPTI off again): %+.1f%% per "
-			    "step against the steps just before it (%s against %s)",
-			    100 * f->after_detach, fmt_ns(a, sizeof(a), f->after_p50),
-			    fmt_ns(b, sizeof(b), f->before_p50));
+		after_text(out, f);
 }
 
 static void put_u(struct json *j, const char *k, uint64_t v)
@@ -160,7 +174,9 @@ void cost_report_json(struct json *j, const struct model *m)
 	put_d(j, "inside", f->inside);
 	put_d(j, "covered", f->covered);
 	put_d(j, "overall", f->overall);
-	if (f->have_after)
+	if (f->have_after) {
 		put_d(j, "after_detach", f->after_detach);
+		put_u(j, "after_windows", f->after_windows);
+	}
 	json_end_object(j);
 }

@@ -205,12 +205,32 @@ subtest 'CUPTI detaches soon after a window while threads race its switch' => su
 use constant { MS => 1_000_000, CHUNK_STEPS => 21, CHUNK_SWITCH => 22,
 	       CHUNK_WINDOW => 18 };
 
-# 100 steps: 30 of 10 ms, 15 of 11 ms in a window, 55 of 10.1 ms after it;
-# the window is compared with the 15 steps on either side.
-sub cost_dump {
+# A dump of steps, given as runs [count, ms, in a window?]: each run in a
+# window gets its window and switching span, which cover its steps.
+sub steps_dump {
+	my ($name, @runs) = @_;
 	my $d = GtDump->new(pid => 7, start_ns => 1_000 * MS);
 	my @b = (2_000 * MS);
-	push @b, $b[-1] + ($_ < 30 ? 10 * MS : $_ < 45 ? 11 * MS : 10.1 * MS) for 0 .. 99;
+	my $seq = 0;
+
+	for my $run (@runs) {
+		my ($n, $ms, $in) = @$run;
+		my $from = $#b;
+
+		push @b, $b[-1] + $ms * MS for 1 .. $n;
+		next unless $in;
+		$seq++;
+		$d->add_chunk(CHUNK_WINDOW, pack('Q< Q< V V', $b[$from] + 2 * MS, 0, $seq, 0));
+		$d->add_chunk(CHUNK_WINDOW, pack('Q< Q< V V', $b[$from] + 2 * MS,
+						 $b[-1] - 2 * MS, $seq, 0));
+		$d->add_chunk(CHUNK_SWITCH, pack('V V Q< Q< V V', $seq, 2, $b[$from] + 0.1 * MS,
+						 $b[-1] - 0.1 * MS, 10, 0));
+	}
+	return steps_chunk($d, "$tmp/$name.bin", @b);
+}
+
+sub steps_chunk {
+	my ($d, $path, @b) = @_;
 	my ($first, @rest) = @b;
 	my $p = pack('V V Q< Q< V V', scalar @b, 1, $first, 1, 5, 11);
 	my $prev = $first;
@@ -221,13 +241,13 @@ sub cost_dump {
 	}
 	$d->process(host => 'h', exe => '/bin/train', argv => ['train']);
 	$d->add_chunk(CHUNK_STEPS, $p);
-	$d->add_chunk(CHUNK_WINDOW, pack('Q< Q< V V', $b[30] + 2 * MS, 0, 1, 0));
-	$d->add_chunk(CHUNK_WINDOW, pack('Q< Q< V V', $b[30] + 2 * MS, $b[45] - 2 * MS, 1, 0));
-	$d->add_chunk(CHUNK_SWITCH, pack('V V Q< Q< V V', 1, 2, $b[30] + 0.1 * MS,
-					 $b[45] - 0.1 * MS, 10, 0));
 	$d->end(end_ns => $b[-1] + MS);
-	return $d->write("$tmp/cost.bin");
+	return $d->write($path);
 }
+
+# 100 steps: 30 of 10 ms, 15 of 11 ms in a window, 55 of 10.1 ms after it;
+# the window is compared with the 15 steps on either side.
+sub cost_dump { return steps_dump('cost', [30, 10], [15, 11, 1], [55, 10.1]) }
 
 subtest 'the cost figures match a synthetic dump' => sub {
 	my $path = cost_dump();
@@ -250,8 +270,26 @@ subtest 'the cost figures match a synthetic dump' => sub {
 	cmp_ok(abs($c->{after_detach} - 0.01), '<', 1e-6, 'after the window: +1.0%');
 	like($t->{out}, qr/tracing cost in this run: \+8\.9% per step inside GPU windows \(11\.00 ms against 10\.10 ms for the steps around them\), which covered 15\.0% of the 100 steps; \+1\.32% overall/,
 	     'the report line');
-	like($t->{out}, qr/after the first window \(CUPTI off again\): \+1\.0% per step against the steps just before it \(10\.10 ms against 10\.00 ms\)/,
+	is($c->{after_windows}, 1, 'one window before and after');
+	like($t->{out}, qr/after a window \(CUPTI off again\): \+1\.0% per step just after it against just before it \(one window; the first: 10\.10 ms against 10\.00 ms\)/,
 	     'and the line on what CUPTI leaves');
+};
+
+# Three windows of 12 steps, each compared with the 12 steps on either
+# side: after over before 10/10, 10.5/10 and 10.71/10.5, so +0%, +5% and
+# +2%: the median, +2%, is what CUPTI leaves, not the first window's +0%.
+subtest 'what CUPTI leaves: the median over windows' => sub {
+	my $path = steps_dump('after', [20, 10], [12, 11, 1], [20, 10], [12, 11, 1],
+			      [20, 10.5], [12, 11, 1], [20, 10.71]);
+	my $j = run_analyzer('--json', $path);
+	my $c = (eval { JSON::PP::decode_json($j->{out}) } // {})->{tracing_cost} // {};
+	my $t = run_analyzer($path);
+
+	is($c->{steps_inside}, 36, '36 steps inside 3 windows');
+	is($c->{after_windows}, 3, 'three windows with steps on both sides');
+	cmp_ok(abs(($c->{after_detach} // 9) - 0.02), '<', 1e-6, 'after a window: +2.0%');
+	like(flat($t->{out}), qr/after a window \(CUPTI off again\): \+2\.0% per step just after it against just before it \(the median of 3 windows; the first: 10\.00 ms against 10\.00 ms\)/,
+	     'the report says so');
 };
 
 done_testing();
