@@ -184,17 +184,17 @@ static int event_kind(const struct dump_event *ev, int *arg)
 {
 	switch (ev->op->kind) {
 	case GT_KIND_SYNC:
-		*arg = EV_SYNC_STACK;
+		*arg = GT_ARG_SYNC_STACK;
 		return CS_SYNC;
 	case GT_KIND_COPY:
-		*arg = EV_COPY_STACK;
-		return (ev->arg[EV_COPY_MEMORY] & GT_MEM_MASK) == GT_MEM_PAGEABLE
+		*arg = GT_ARG_COPY_STACK;
+		return (ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK) == GT_MEM_PAGEABLE
 		       ? CS_PAGEABLE_COPY : -1;
 	case GT_KIND_NCCL:
-		*arg = GT_NCCL_STACK;
+		*arg = GT_ARG_NCCL_STACK;
 		return CS_NCCL;
 	case GT_KIND_HOSTALLOC:
-		*arg = 3;                   /* bytes, pointer, flags, stack */
+		*arg = GT_ARG_HOSTALLOC_STACK;
 		return ev->op->flags & GT_OPF_RELEASE ? -1 : CS_PINNED_ALLOC;
 	default:
 		return -1;
@@ -207,7 +207,7 @@ void callsites_add_event(struct model *m, const struct dump_event *ev)
 	uint64_t stack, key;
 	int arg = 0, kind = event_kind(ev, &arg);
 
-	if (kind < 0 || arg >= ev->op->nargs || arg >= EV_MAX_ARGS)
+	if (kind < 0 || arg >= ev->op->nargs || arg >= GT_ARG_MAX)
 		return;
 	stack = ev->arg[arg];
 	if (!stack || stack > UINT32_MAX)

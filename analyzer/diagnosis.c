@@ -40,12 +40,12 @@ static int token_of(const struct model *m, const struct dump_event *ev,
 
 	switch (ev->op->kind) {
 	case GT_KIND_LAUNCH:
-		s = ev->arg[EV_SHAPE] <= UINT32_MAX ?
-		    hmap_get_int(&m->shapes, ev->arg[EV_SHAPE]) : NULL;
+		s = ev->arg[GT_ARG_LAUNCH_SHAPE] <= UINT32_MAX ?
+		    hmap_get_int(&m->shapes, ev->arg[GT_ARG_LAUNCH_SHAPE]) : NULL;
 		*tok = s ? s->function & 0x3fffffffu : 0x3fffffffu;
 		return 1;
 	case GT_KIND_GRAPH:
-		*tok = 0x40000000u | (uint32_t)(ev->arg[EV_HANDLE] >> 4 & 0x3fffffffu);
+		*tok = 0x40000000u | (uint32_t)(ev->arg[GT_ARG_GRAPH_HANDLE] >> 4 & 0x3fffffffu);
 		return 1;
 	case GT_KIND_COPY:
 	case GT_KIND_SET:

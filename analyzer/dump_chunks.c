@@ -315,7 +315,7 @@ int dump_next_event(struct dump_reader *r, struct dump_record *rec)
 
 		if (get_varint(r, &v) < 0)
 			return -1;
-		if (i < EV_MAX_ARGS)
+		if (i < GT_ARG_MAX)
 			ev->arg[i] = v;     /* arguments past those we know: skip */
 	}
 	if (--r->ev_left == 0 && r->ev_pos != r->ev_end)

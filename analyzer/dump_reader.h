@@ -75,21 +75,6 @@ struct dump_op {
 	char *symbol;               /* the api name when the dump names none */
 };
 
-/* Per-kind arguments of an event, in the order format.h packs them. */
-enum {
-	EV_SHAPE = 0,               /* GT_KIND_LAUNCH */
-	EV_HANDLE = 0,              /* GT_KIND_GRAPH, GT_KIND_SYNC */
-	EV_BYTES = 0,               /* GT_KIND_COPY, GT_KIND_SET */
-	EV_COPY_SRC = 1,
-	EV_COPY_DST = 2,
-	EV_COPY_COUNT = 3,
-	EV_COPY_MEMORY = 4,         /* GT_MEM_* | GT_COPYF_* */
-	EV_COPY_STACK = 5,
-	EV_SET_DST = 1,
-	EV_SYNC_STACK = 1,
-	EV_MAX_ARGS = 8,
-};
-
 struct dump_event {
 	uint32_t tid;
 	uint64_t id;                /* buffer << 40 | number: the event's name in
@@ -100,7 +85,7 @@ struct dump_event {
 	uint64_t dur;
 	uint64_t result;            /* the CUresult */
 	uint64_t stream;            /* stream id, 0 = NULL stream or none */
-	uint64_t arg[EV_MAX_ARGS];
+	uint64_t arg[GT_ARG_MAX];   /* GT_ARG_<KIND>_<ARG> (format.h) */
 };
 
 /*

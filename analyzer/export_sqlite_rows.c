@@ -143,16 +143,16 @@ static void nccl_call(struct sq *s, const struct dump_event *ev)
 	sqlite3_stmt *st = event_row(s, SQ_NCCL_CALLS, ev);
 	const uint64_t *a = ev->arg;
 
-	I(st, 9, a[GT_NCCL_COUNT]);
-	I(st, 10, a[GT_NCCL_BYTES]);
-	I(st, 11, a[GT_NCCL_COMM]);
-	if (a[GT_NCCL_PEER])
-		I(st, 12, a[GT_NCCL_PEER] - 1);
-	sq_text(st, 13, a[GT_NCCL_DTYPE] ? nccl_type_name((uint32_t)a[GT_NCCL_DTYPE])
+	I(st, 9, a[GT_ARG_NCCL_COUNT]);
+	I(st, 10, a[GT_ARG_NCCL_BYTES]);
+	I(st, 11, a[GT_ARG_NCCL_COMM]);
+	if (a[GT_ARG_NCCL_PEER])
+		I(st, 12, a[GT_ARG_NCCL_PEER] - 1);
+	sq_text(st, 13, a[GT_ARG_NCCL_DTYPE] ? nccl_type_name((uint32_t)a[GT_ARG_NCCL_DTYPE])
 					 : NULL);
-	if (a[GT_NCCL_REDOP])
-		I(st, 14, a[GT_NCCL_REDOP] - 1);
-	I(st, 15, a[GT_NCCL_STACK]);
+	if (a[GT_ARG_NCCL_REDOP])
+		I(st, 14, a[GT_ARG_NCCL_REDOP] - 1);
+	I(st, 15, a[GT_ARG_NCCL_STACK]);
 	sq_step(s, SQ_NCCL_CALLS);
 }
 
@@ -170,7 +170,7 @@ static void nvtx_event(struct sq *s, const struct dump_event *ev)
 	I(st, 4, ev->t0);
 	I(st, 5, ev->op->id);
 	sq_text(st, 6, c < ARRAY_SIZE(calls) ? calls[c] : "?");
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < GT_ARG_NVTX_N; i++)
 		I(st, 7 + i, ev->arg[i]);
 	I(st, 11, ev->result);
 	sq_step(s, SQ_NVTX_EVENTS);
@@ -186,7 +186,7 @@ static void host_alloc(struct sq *s, const struct dump_event *ev)
 	I(st, 5, ev->dur);
 	I(st, 6, ev->result);
 	I(st, 7, ev->op->id);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < GT_ARG_HOSTALLOC_N; i++)
 		I(st, 8 + i, ev->arg[i]);
 	sq_step(s, SQ_HOST_ALLOCS);
 }
@@ -194,14 +194,14 @@ static void host_alloc(struct sq *s, const struct dump_event *ev)
 static void copy(struct sq *s, const struct dump_event *ev)
 {
 	sqlite3_stmt *st = event_row(s, SQ_COPIES, ev);
-	uint64_t mem = ev->arg[EV_COPY_MEMORY];
+	uint64_t mem = ev->arg[GT_ARG_COPY_MEMORY];
 
-	for (int i = 0; i < 4; i++)
+	for (int i = GT_ARG_COPY_BYTES; i <= GT_ARG_COPY_COUNT; i++)
 		I(st, 9 + i, ev->arg[i]);
 	sq_text(st, 13, memory_name(mem & GT_MEM_MASK));
 	I(st, 14, !!(mem & GT_COPYF_STAGED));
 	I(st, 15, !!(mem & GT_COPYF_SYNC_PINNED));
-	I(st, 16, ev->arg[EV_COPY_STACK]);
+	I(st, 16, ev->arg[GT_ARG_COPY_STACK]);
 	sq_step(s, SQ_COPIES);
 }
 
@@ -213,8 +213,8 @@ static void event(struct sq *s, const struct dump_event *ev)
 	switch (ev->op->kind) {
 	case GT_KIND_LAUNCH:
 		st = event_row(s, SQ_LAUNCHES, ev);
-		I(st, 9, ev->arg[EV_SHAPE]);
-		fn = (uintptr_t)hmap_get_int(&s->shape_fn, ev->arg[EV_SHAPE]);
+		I(st, 9, ev->arg[GT_ARG_LAUNCH_SHAPE]);
+		fn = (uintptr_t)hmap_get_int(&s->shape_fn, ev->arg[GT_ARG_LAUNCH_SHAPE]);
 		if (fn) {
 			I(st, 10, fn - 1);
 			I(st, 11, (uintptr_t)hmap_get_int(&s->fn_version, fn - 1));
@@ -223,7 +223,7 @@ static void event(struct sq *s, const struct dump_event *ev)
 		break;
 	case GT_KIND_GRAPH:
 		st = event_row(s, SQ_GRAPH_LAUNCHES, ev);
-		I(st, 9, ev->arg[EV_HANDLE]);
+		I(st, 9, ev->arg[GT_ARG_GRAPH_HANDLE]);
 		sq_step(s, SQ_GRAPH_LAUNCHES);
 		break;
 	case GT_KIND_COPY:
@@ -231,14 +231,14 @@ static void event(struct sq *s, const struct dump_event *ev)
 		break;
 	case GT_KIND_SET:
 		st = event_row(s, SQ_MEMSETS, ev);
-		I(st, 9, ev->arg[EV_BYTES]);
-		I(st, 10, ev->arg[EV_SET_DST]);
+		I(st, 9, ev->arg[GT_ARG_SET_BYTES]);
+		I(st, 10, ev->arg[GT_ARG_SET_DST]);
 		sq_step(s, SQ_MEMSETS);
 		break;
 	case GT_KIND_SYNC:
 		st = event_row(s, SQ_SYNCS, ev);
-		I(st, 9, ev->arg[EV_HANDLE]);
-		I(st, 10, ev->arg[EV_SYNC_STACK]);
+		I(st, 9, ev->arg[GT_ARG_SYNC_HANDLE]);
+		I(st, 10, ev->arg[GT_ARG_SYNC_STACK]);
 		sq_step(s, SQ_SYNCS);
 		break;
 	case GT_KIND_HOSTALLOC:

@@ -151,9 +151,9 @@ static const char *kind_cat(uint8_t kind)
 
 static void copy_args(struct trace *t, const struct dump_event *ev)
 {
-	uint64_t mem = ev->arg[EV_COPY_MEMORY];
+	uint64_t mem = ev->arg[GT_ARG_COPY_MEMORY];
 
-	put_key_u64(&t->o, "\"bytes\":", ev->arg[EV_BYTES]);
+	put_key_u64(&t->o, "\"bytes\":", ev->arg[GT_ARG_COPY_BYTES]);
 	xo_str(&t->o, ",\"direction\":\"");
 	xo_str(&t->o, direction_name(ev->op->direction));
 	xo_str(&t->o, "\",\"memory\":\"");
@@ -167,14 +167,14 @@ static void copy_args(struct trace *t, const struct dump_event *ev)
 
 static void nccl_args(struct trace *t, const struct dump_event *ev)
 {
-	put_key_u64(&t->o, "\"count\":", ev->arg[GT_NCCL_COUNT]);
-	put_key_u64(&t->o, ",\"bytes\":", ev->arg[GT_NCCL_BYTES]);
-	put_key_u64(&t->o, ",\"comm\":", ev->arg[GT_NCCL_COMM]);
-	if (ev->arg[GT_NCCL_PEER])
-		put_key_u64(&t->o, ",\"root_or_peer\":", ev->arg[GT_NCCL_PEER] - 1);
-	if (ev->arg[GT_NCCL_DTYPE]) {
+	put_key_u64(&t->o, "\"count\":", ev->arg[GT_ARG_NCCL_COUNT]);
+	put_key_u64(&t->o, ",\"bytes\":", ev->arg[GT_ARG_NCCL_BYTES]);
+	put_key_u64(&t->o, ",\"comm\":", ev->arg[GT_ARG_NCCL_COMM]);
+	if (ev->arg[GT_ARG_NCCL_PEER])
+		put_key_u64(&t->o, ",\"root_or_peer\":", ev->arg[GT_ARG_NCCL_PEER] - 1);
+	if (ev->arg[GT_ARG_NCCL_DTYPE]) {
 		xo_str(&t->o, ",\"datatype\":\"");
-		xo_str(&t->o, nccl_type_name((uint32_t)ev->arg[GT_NCCL_DTYPE]));
+		xo_str(&t->o, nccl_type_name((uint32_t)ev->arg[GT_ARG_NCCL_DTYPE]));
 		xo_ch(&t->o, '"');
 	}
 }
@@ -185,13 +185,13 @@ static void event_args(struct trace *t, const struct dump_reader *r,
 	xo_str(&t->o, ",\"args\":{");
 	switch (ev->op->kind) {
 	case GT_KIND_LAUNCH:
-		xo_str(&t->o, shape_args(t, r, ev->arg[EV_SHAPE]));
+		xo_str(&t->o, shape_args(t, r, ev->arg[GT_ARG_LAUNCH_SHAPE]));
 		xo_ch(&t->o, ',');
 		break;
 	case GT_KIND_GRAPH:
 	case GT_KIND_SYNC:
 		xo_str(&t->o, "\"handle\":");
-		put_hex(&t->o, ev->arg[EV_HANDLE]);
+		put_hex(&t->o, ev->arg[GT_ARG_SYNC_HANDLE]);
 		xo_ch(&t->o, ',');
 		break;
 	case GT_KIND_COPY:
@@ -200,7 +200,7 @@ static void event_args(struct trace *t, const struct dump_reader *r,
 		break;
 	case GT_KIND_SET:
 	case GT_KIND_HOSTALLOC:
-		put_key_u64(&t->o, "\"bytes\":", ev->arg[EV_BYTES]);
+		put_key_u64(&t->o, "\"bytes\":", ev->arg[GT_ARG_SET_BYTES]);
 		xo_ch(&t->o, ',');
 		break;
 	case GT_KIND_NCCL:

@@ -16,8 +16,6 @@
 #include "analyzer/export_trace_internal.h"
 #include "analyzer/util.h"
 
-enum { NVTX_MSG = 0, NVTX_DOMAIN = 1, NVTX_RANGE = 2, NVTX_CATEGORY = 3 };
-
 #define NCCL_GPU_TID (TRACE_NCCL_TID + 100000000u)
 #define SEC 1000000000ull
 
@@ -51,14 +49,14 @@ static void at(struct trace *t, uint64_t tid, uint64_t host_ns)
 static void nvtx_name(struct trace *t, const struct dump_reader *r,
 		      const struct dump_event *ev)
 {
-	uintptr_t dom = (uintptr_t)hmap_get_int(&t->domains, ev->arg[NVTX_DOMAIN]);
+	uintptr_t dom = (uintptr_t)hmap_get_int(&t->domains, ev->arg[GT_ARG_NVTX_DOMAIN]);
 
 	xo_str(&t->o, ",\"name\":");
-	xo_str(&t->o, trace_str(t, r, (uint32_t)ev->arg[NVTX_MSG]));
+	xo_str(&t->o, trace_str(t, r, (uint32_t)ev->arg[GT_ARG_NVTX_MSG]));
 	xo_str(&t->o, ",\"cat\":\"nvtx\",\"args\":{\"domain\":");
 	xo_str(&t->o, dom > 1 ? trace_str(t, r, (uint32_t)(dom - 1)) : "\"\"");
 	xo_str(&t->o, ",\"category\":");
-	xo_u64(&t->o, ev->arg[NVTX_CATEGORY]);
+	xo_u64(&t->o, ev->arg[GT_ARG_NVTX_CATEGORY]);
 	xo_ch(&t->o, '}');
 }
 
@@ -81,8 +79,8 @@ void trace_nvtx(struct trace *t, const struct dump_reader *r,
 	uint8_t op = ev->op->direction;
 
 	if (op == GT_NVTX_NAME_THREAD) {
-		trace_thread_name(t, ev->arg[NVTX_CATEGORY],
-				  trace_str(t, r, (uint32_t)ev->arg[NVTX_MSG]), -1);
+		trace_thread_name(t, ev->arg[GT_ARG_NVTX_CATEGORY],
+				  trace_str(t, r, (uint32_t)ev->arg[GT_ARG_NVTX_MSG]), -1);
 		return;
 	}
 	if (op >= ARRAY_SIZE(ph) || !ph[op])
@@ -90,7 +88,7 @@ void trace_nvtx(struct trace *t, const struct dump_reader *r,
 	trace_begin(t, ph[op]);
 	at(t, ev->tid, ev->t0);
 	if (op == GT_NVTX_START || op == GT_NVTX_END)
-		async_id(t, ev->arg[NVTX_RANGE]);
+		async_id(t, ev->arg[GT_ARG_NVTX_RANGE]);
 	if (op == GT_NVTX_MARK)
 		xo_str(&t->o, ",\"s\":\"t\"");
 	if (op != GT_NVTX_POP && op != GT_NVTX_END)

@@ -422,7 +422,7 @@ void gpu_add_event(struct model *m, const struct dump_reader *r,
 		host = (struct gpu_item){ .id = ev->id, .kind = kind, .t1 = ev->t1,
 					  .row = row, .symbol = launch_symbol(row),
 					  .multi = kind == GT_KIND_COPY &&
-						   ev->arg[EV_COPY_COUNT] > 1 };
+						   ev->arg[GT_ARG_COPY_COUNT] > 1 };
 		if (s->early.count && (g = gpu_pending_get(&s->early, ev->id)))
 			join_edge(s, r, &host, g);
 		else
@@ -434,7 +434,7 @@ void gpu_add_event(struct model *m, const struct dump_reader *r,
 	host = (struct gpu_item){ .id = ev->id, .kind = kind, .t1 = ev->t1,
 				  .row = row, .symbol = launch_symbol(row),
 				  .multi = kind == GT_KIND_COPY &&
-					   ev->arg[EV_COPY_COUNT] > 1 };
+					   ev->arg[GT_ARG_COPY_COUNT] > 1 };
 	while ((g = gpu_pending_get(&s->early, ev->id))) {
 		struct gpu_item gi = *g;
 
@@ -462,11 +462,16 @@ static void unmatched_host(struct gpu_item *h, void *arg)
 	(void)h, (void)arg;         /* counted: launches - launches_joined */
 }
 
-static struct model *busy_model;
-
-static uint64_t busy_between(const struct model *m, uint64_t t0, uint64_t t1)
+uint64_t gpu_busy_between(const struct model *m, uint64_t t0, uint64_t t1)
 {
 	return m->gpu ? gpu_union_between(&m->gpu->all, t0, t1) : 0;
+}
+
+int gpu_has_records(const struct model *m)
+{
+	const struct gpu_stats *s = m->gpu;
+
+	return s && s->kernels + s->copies + s->sets + s->graphs;
 }
 
 int gpu_no_window_yet(const struct model *m)
@@ -498,10 +503,6 @@ void gpu_finish(struct model *m)
 	gpu_union_end(&s->all);
 	for (uint32_t d = 0; d < s->ndev; d++)
 		gpu_union_end(&s->dev[d]);
-	if (s->kernels + s->copies + s->sets + s->graphs) {
-		busy_model = m;
-		nvtx_set_busy_fn(busy_between);
-	}
 }
 
 static void free_only(struct gpu_stats *s)
@@ -524,10 +525,6 @@ void gpu_release(struct model *m)
 
 	if (!s)
 		return;
-	if (busy_model == m) {
-		nvtx_set_busy_fn(NULL);
-		busy_model = NULL;
-	}
 	gpu_pending_release(&s->hosts);
 	gpu_pending_release(&s->early);
 	gpu_pending_release(&s->outside);

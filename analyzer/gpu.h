@@ -36,6 +36,10 @@ void gpu_add_event(struct model *m, const struct dump_reader *r,
 		   const struct dump_event *ev, struct row *row);
 /* Close the books (before nvtx_finish, which asks for busy time). */
 void gpu_finish(struct model *m);
+/* GPU busy time (union over devices) between two host times, once
+ * finished; whether the dump has GPU records to give it. */
+uint64_t gpu_busy_between(const struct model *m, uint64_t t0, uint64_t t1);
+int gpu_has_records(const struct model *m);
 /* GPU windows were asked for, and the run ended before the first opened. */
 int gpu_no_window_yet(const struct model *m);
 void gpu_release(struct model *m);

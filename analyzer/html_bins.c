@@ -124,7 +124,7 @@ static void nvtx(struct html_bins *b, const struct dump_reader *r,
 	if (ev->op->direction == GT_NVTX_PUSH) {
 		if (s->depth < STACK_MAX) {
 			s->t0[s->depth] = ev->t0;
-			s->step[s->depth] = (uint8_t)step_name(b, r, ev->arg[0]);
+			s->step[s->depth] = (uint8_t)step_name(b, r, ev->arg[GT_ARG_NVTX_MSG]);
 		}
 		s->depth++;
 	} else if (ev->op->direction == GT_NVTX_POP && s->depth) {

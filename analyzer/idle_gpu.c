@@ -246,14 +246,14 @@ void idle_gpu_launch(struct diagnosis *d, const struct dump_event *ev)
 	if (!(b = idle_bucket(d, ev->t0)))
 		return;
 	if (ev->op->kind == GT_KIND_COPY) {
-		b->htod_bytes += ev->arg[EV_BYTES];
+		b->htod_bytes += ev->arg[GT_ARG_COPY_BYTES];
 		return;
 	}
 	b->launches++;
 	b->launch_ns += ev->dur;
 	b->graphs += ev->op->kind == GT_KIND_GRAPH;
-	if (ev->op->kind == GT_KIND_LAUNCH && ev->arg[EV_SHAPE] <= UINT32_MAX &&
-	    (c = (uintptr_t)hmap_get_int(&d->shape_class, ev->arg[EV_SHAPE])))
+	if (ev->op->kind == GT_KIND_LAUNCH && ev->arg[GT_ARG_LAUNCH_SHAPE] <= UINT32_MAX &&
+	    (c = (uintptr_t)hmap_get_int(&d->shape_class, ev->arg[GT_ARG_LAUNCH_SHAPE])))
 		b->grid_launches[c - 1]++;
 }
 

@@ -55,7 +55,7 @@ static void close_run(struct diagnosis *d, struct host_thread *t)
 /* What a copy makes the host do; *flags gets HF_* for waits. */
 static int copy_cat(const struct dump_event *ev, uint8_t *flags)
 {
-	uint64_t mem = ev->arg[EV_COPY_MEMORY] & GT_MEM_MASK;
+	uint64_t mem = ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK;
 	int async = !!(ev->op->flags & GT_OPF_ASYNC);
 
 	switch (ev->op->direction) {
@@ -69,7 +69,7 @@ static int copy_cat(const struct dump_event *ev, uint8_t *flags)
 	case GT_DIR_HTOH:
 		return HC_FEED;
 	default:
-		if (mem == GT_MEM_PAGEABLE && ev->arg[EV_BYTES] < SMALL_READBACK) {
+		if (mem == GT_MEM_PAGEABLE && ev->arg[GT_ARG_COPY_BYTES] < SMALL_READBACK) {
 			*flags = HF_READBACK | HF_DRAIN;
 			return HC_WAIT;
 		}
@@ -91,14 +91,14 @@ static int event_cat(const struct dump_event *ev, const struct host_thread *t,
 	case GT_KIND_SET:
 		return HC_FEED;
 	case GT_KIND_COPY:
-		if (ev->op->nargs > EV_COPY_STACK)
-			*stack = (uint32_t)ev->arg[EV_COPY_STACK];
+		if (ev->op->nargs > GT_ARG_COPY_STACK)
+			*stack = (uint32_t)ev->arg[GT_ARG_COPY_STACK];
 		return copy_cat(ev, flags);
 	case GT_KIND_SYNC:
 		if ((ev->op->flags & GT_OPF_ASYNC) || strstr(ev->op->api, "Query"))
 			return HC_FEED;     /* stream waits, queries */
-		if (ev->op->nargs > EV_SYNC_STACK)
-			*stack = (uint32_t)ev->arg[EV_SYNC_STACK];
+		if (ev->op->nargs > GT_ARG_SYNC_STACK)
+			*stack = (uint32_t)ev->arg[GT_ARG_SYNC_STACK];
 		if (t->last_dir == GT_DIR_DTOH)
 			*flags = HF_READBACK;
 		else if (t->last_dir == GT_DIR_HTOD)
@@ -107,8 +107,8 @@ static int event_cat(const struct dump_event *ev, const struct host_thread *t,
 			*flags |= HF_DRAIN;
 		return HC_WAIT;
 	case GT_KIND_NCCL:
-		if (ev->op->nargs > GT_NCCL_STACK)
-			*stack = (uint32_t)ev->arg[GT_NCCL_STACK];
+		if (ev->op->nargs > GT_ARG_NCCL_STACK)
+			*stack = (uint32_t)ev->arg[GT_ARG_NCCL_STACK];
 		return HC_NCCL;
 	case GT_KIND_HOSTALLOC:
 		return HC_ALLOC;

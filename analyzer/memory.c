@@ -68,7 +68,7 @@ static void add_cost3(struct memory_stats *s, enum finding_kind k,
 static void add_cost(struct memory_stats *s, enum finding_kind k,
 		     const struct dump_event *ev)
 {
-	add_cost3(s, k, ev->arg[EV_BYTES], ev->dur);
+	add_cost3(s, k, ev->arg[GT_ARG_COPY_BYTES], ev->dur);
 }
 
 static int is_wait_for(const struct dump_event *ev, uint64_t stream)
@@ -95,7 +95,7 @@ static void follow_copy(struct memory_stats *s, const struct dump_event *ev)
 		p->live = 0;
 	if (ev->op->kind != GT_KIND_COPY || !(ev->op->flags & GT_OPF_ASYNC))
 		return;
-	mem = ev->arg[EV_COPY_MEMORY] & GT_MEM_MASK;
+	mem = ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK;
 	if (mem != GT_MEM_PINNED || (ev->op->direction != GT_DIR_HTOD &&
 				     ev->op->direction != GT_DIR_DTOH))
 		return;
@@ -103,18 +103,18 @@ static void follow_copy(struct memory_stats *s, const struct dump_event *ev)
 		p = xcalloc(1, sizeof(*p));
 		hmap_put_int(&s->pending, ev->tid, p);
 	}
-	*p = (struct pending_copy){ ev->stream, ev->arg[EV_BYTES], ev->dur, 1 };
+	*p = (struct pending_copy){ ev->stream, ev->arg[GT_ARG_COPY_BYTES], ev->dur, 1 };
 }
 
 static void add_copy(struct model *m, struct memory_stats *s,
 		     const struct dump_event *ev)
 {
-	uint64_t mem = ev->arg[EV_COPY_MEMORY];
+	uint64_t mem = ev->arg[GT_ARG_COPY_MEMORY];
 	struct row *row = copy_class_row(m, ev->op->direction, mem & GT_MEM_MASK,
 					 !!(ev->op->flags & GT_OPF_ASYNC));
 
 	row->calls++;
-	row->bytes = sat_add(row->bytes, ev->arg[EV_BYTES]);
+	row->bytes = sat_add(row->bytes, ev->arg[GT_ARG_COPY_BYTES]);
 	row->total_ns = sat_add(row->total_ns, ev->dur);
 	if ((mem & GT_MEM_MASK) == GT_MEM_PAGEABLE)
 		add_cost(s, FIND_PAGEABLE, ev);
@@ -131,7 +131,7 @@ static void add_alloc(struct model *m, struct memory_stats *s,
 	struct second *one;
 
 	s->allocs.calls++;
-	s->allocs.bytes = sat_add(s->allocs.bytes, ev->arg[EV_BYTES]);
+	s->allocs.bytes = sat_add(s->allocs.bytes, ev->arg[GT_ARG_HOSTALLOC_BYTES]);
 	s->allocs.host_ns = sat_add(s->allocs.host_ns, ev->dur);
 	one = hmap_get_int(&s->seconds, sec);
 	if (!one) {
@@ -140,7 +140,7 @@ static void add_alloc(struct model *m, struct memory_stats *s,
 		hmap_put_int(&s->seconds, sec, one);
 	}
 	one->calls++;
-	one->bytes = sat_add(one->bytes, ev->arg[EV_BYTES]);
+	one->bytes = sat_add(one->bytes, ev->arg[GT_ARG_HOSTALLOC_BYTES]);
 	one->ns = sat_add(one->ns, ev->dur);
 }
 

@@ -163,12 +163,12 @@ static struct row *event_row(struct model *m, const struct dump_reader *r,
 {
 	switch (ev->op->kind) {
 	case GT_KIND_LAUNCH:
-		return launch_row(m, r, ev->arg[EV_SHAPE]);
+		return launch_row(m, r, ev->arg[GT_ARG_LAUNCH_SHAPE]);
 	case GT_KIND_GRAPH:
-		return graph_row(m, ev->arg[EV_HANDLE]);
+		return graph_row(m, ev->arg[GT_ARG_GRAPH_HANDLE]);
 	case GT_KIND_COPY:
 		return cached_op_row(m, ROW_COPY, ev->op,
-				     ev->arg[EV_COPY_MEMORY] & GT_MEM_MASK);
+				     ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK);
 	case GT_KIND_SET:
 		return cached_op_row(m, ROW_SET, ev->op, 0);
 	case GT_KIND_HOSTALLOC:
@@ -196,7 +196,7 @@ static void add_event(struct model *m, const struct dump_reader *r,
 		row->max_ns = ev->dur;
 	if (ev->op->kind == GT_KIND_COPY || ev->op->kind == GT_KIND_SET ||
 	    ev->op->kind == GT_KIND_HOSTALLOC)
-		row->bytes = sat_add(row->bytes, ev->arg[EV_BYTES]);
+		row->bytes = sat_add(row->bytes, ev->arg[GT_ARG_COPY_BYTES]);
 	else
 		hist_add(&row->hist, ev->dur);
 counted:
@@ -271,7 +271,7 @@ void model_finish(struct model *m, int ends_early)
 	m->threads = m->tids.len;
 	m->streams = m->stream_ids.len;
 	gpu_finish(m);              /* before nvtx_finish: it asks for busy time */
-	nvtx_finish(m);
+	nvtx_finish(m, gpu_has_records(m) ? gpu_busy_between : NULL);
 	diagnosis_finish(m);
 	cost_finish(m);
 }

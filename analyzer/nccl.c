@@ -118,10 +118,10 @@ static struct nccl_comm_row *comm_row(struct nccl_stats *s, uint32_t id)
 static void add_detail(struct nccl_stats *s, const struct nccl_op *o,
 		       const struct dump_event *ev)
 {
-	uint32_t comm = (uint32_t)ev->arg[GT_NCCL_COMM];
-	uint32_t peer = (uint32_t)ev->arg[GT_NCCL_PEER];
-	uint32_t dtype = (uint32_t)ev->arg[GT_NCCL_DTYPE];
-	uint32_t redop = (uint32_t)ev->arg[GT_NCCL_REDOP];
+	uint32_t comm = (uint32_t)ev->arg[GT_ARG_NCCL_COMM];
+	uint32_t peer = (uint32_t)ev->arg[GT_ARG_NCCL_PEER];
+	uint32_t dtype = (uint32_t)ev->arg[GT_ARG_NCCL_DTYPE];
+	uint32_t redop = (uint32_t)ev->arg[GT_ARG_NCCL_REDOP];
 	char *key = xasprintf("%s|%u|%u|%u|%u", o->op, comm, peer, dtype, redop);
 	struct nccl_detail *d = hmap_get_str(&s->details, key);
 
@@ -141,18 +141,18 @@ static void add_detail(struct nccl_stats *s, const struct nccl_op *o,
 		free(key);
 	}
 	d->calls++;
-	d->bytes = sat_add(d->bytes, ev->arg[GT_NCCL_BYTES]);
+	d->bytes = sat_add(d->bytes, ev->arg[GT_ARG_NCCL_BYTES]);
 }
 
 static void add_event(struct nccl_stats *s, const struct dump_event *ev)
 {
 	struct nccl_op *o = op_row(s, ev->op->api);
-	uint32_t comm = (uint32_t)ev->arg[GT_NCCL_COMM];
+	uint32_t comm = (uint32_t)ev->arg[GT_ARG_NCCL_COMM];
 	int coll = (ev->op->flags & GT_OPF_ASYNC) && strcmp(o->op, "ncclGroupEnd");
 
 	o->calls++;
-	o->bytes = sat_add(o->bytes, ev->arg[GT_NCCL_BYTES]);
-	o->count_total = sat_add(o->count_total, ev->arg[GT_NCCL_COUNT]);
+	o->bytes = sat_add(o->bytes, ev->arg[GT_ARG_NCCL_BYTES]);
+	o->count_total = sat_add(o->count_total, ev->arg[GT_ARG_NCCL_COUNT]);
 	o->host_ns = sat_add(o->host_ns, ev->dur);
 	if (ev->dur > o->host_max_ns)
 		o->host_max_ns = ev->dur;
@@ -161,7 +161,7 @@ static void add_event(struct nccl_stats *s, const struct dump_event *ev)
 
 		if (c) {
 			c->calls++;
-			c->bytes = sat_add(c->bytes, ev->arg[GT_NCCL_BYTES]);
+			c->bytes = sat_add(c->bytes, ev->arg[GT_ARG_NCCL_BYTES]);
 		}
 	}
 	add_detail(s, o, ev);

@@ -25,7 +25,7 @@ struct nccl_algo {
 struct nccl_op {
 	char *op;               /* "ncclAllReduce" */
 	uint64_t calls;         /* host-side calls */
-	uint64_t bytes;         /* their bytes (format.h, GT_NCCL_ARGS) */
+	uint64_t bytes;         /* their bytes (format.h, GT_ARGS_NCCL) */
 	uint64_t count_total;   /* their count arguments: elements; for
 	                           ncclGroupEnd the calls its groups held */
 	uint64_t host_ns, host_max_ns;
@@ -49,7 +49,7 @@ struct nccl_comm_row {
 struct nccl_detail {
 	char *key;
 	const char *op;         /* the nccl_op's name */
-	uint32_t comm, peer, dtype, redop;      /* as GT_NCCL_ARGS */
+	uint32_t comm, peer, dtype, redop;      /* as GT_ARGS_NCCL */
 	uint64_t calls, bytes;
 };
 
@@ -67,7 +67,7 @@ uint32_t nccl_version(const struct model *m);
 
 /* The element size of an NCCL datatype name ("ncclFloat32": 4), or 0. */
 unsigned nccl_type_size(const char *name);
-/* "ncclFloat32" for ncclDataType_t + 1 (GT_NCCL_ARGS), "-" for 0. */
+/* "ncclFloat32" for ncclDataType_t + 1 (GT_ARGS_NCCL), "-" for 0. */
 const char *nccl_type_name(uint32_t dtype_plus1);
 /* nccl-tests' bus bandwidth factor of an op on n ranks; 0 if unknown. */
 double nccl_bus_factor(const char *op, int nranks);

@@ -16,18 +16,6 @@
 #include "analyzer/nvtx_internal.h"
 #include "analyzer/util.h"
 
-static nvtx_busy_fn busy_fn;
-
-void nvtx_set_busy_fn(nvtx_busy_fn fn)
-{
-	busy_fn = fn;
-}
-
-nvtx_busy_fn nvtx_get_busy_fn(void)
-{
-	return busy_fn;
-}
-
 static struct nvtx_stats *stats(struct model *m)
 {
 	if (!m->nvtx)
@@ -114,12 +102,12 @@ static void close_range(struct nvtx_stats *s, struct nvtx_row *row,
 static void push(struct nvtx_stats *s, const struct dump_reader *r,
 		 const struct dump_event *ev)
 {
-	struct nvtx_stack *st = stack_of(s, ev->tid, (uint32_t)ev->arg[NVTX_DOMAIN]);
-	struct nvtx_row *row = row_of(s, r, (uint32_t)ev->arg[NVTX_DOMAIN],
-				      ev->arg[NVTX_MSG], 0);
+	struct nvtx_stack *st = stack_of(s, ev->tid, (uint32_t)ev->arg[GT_ARG_NVTX_DOMAIN]);
+	struct nvtx_row *row = row_of(s, r, (uint32_t)ev->arg[GT_ARG_NVTX_DOMAIN],
+				      ev->arg[GT_ARG_NVTX_MSG], 0);
 
 	if (!row->calls && !row->unclosed)
-		row->category = (uint32_t)ev->arg[NVTX_CATEGORY];
+		row->category = (uint32_t)ev->arg[GT_ARG_NVTX_CATEGORY];
 	if (st->n == NVTX_MAX_DEPTH) {
 		s->depth_lost++;
 		return;
@@ -134,7 +122,7 @@ static void push(struct nvtx_stats *s, const struct dump_reader *r,
 
 static void pop(struct nvtx_stats *s, const struct dump_event *ev)
 {
-	struct nvtx_stack *st = stack_of(s, ev->tid, (uint32_t)ev->arg[NVTX_DOMAIN]);
+	struct nvtx_stack *st = stack_of(s, ev->tid, (uint32_t)ev->arg[GT_ARG_NVTX_DOMAIN]);
 	struct nvtx_push p;
 
 	if (!st->n) {
@@ -150,16 +138,16 @@ static void start(struct nvtx_stats *s, const struct dump_reader *r,
 		  const struct dump_event *ev)
 {
 	struct nvtx_start o = {
-		.id = ev->arg[NVTX_RANGE], .t0 = ev->t0, .tid = ev->tid,
-		.row = row_of(s, r, (uint32_t)ev->arg[NVTX_DOMAIN],
-			      ev->arg[NVTX_MSG], 0),
+		.id = ev->arg[GT_ARG_NVTX_RANGE], .t0 = ev->t0, .tid = ev->tid,
+		.row = row_of(s, r, (uint32_t)ev->arg[GT_ARG_NVTX_DOMAIN],
+			      ev->arg[GT_ARG_NVTX_MSG], 0),
 		.launches = *launch_counter(s, ev->tid),
 	};
 
 	struct nvtx_start e;
 
 	if (!o.row->calls && !o.row->unclosed)
-		o.row->category = (uint32_t)ev->arg[NVTX_CATEGORY];
+		o.row->category = (uint32_t)ev->arg[GT_ARG_NVTX_CATEGORY];
 	if (nvtx_open_take(&s->ended, o.id, &e))       /* ended already */
 		close_range(s, o.row, o.t0, e.t0, 0);
 	else if (!o.id || nvtx_open_put(&s->open, &o, NVTX_MAX_OPEN) < 0)
@@ -172,7 +160,7 @@ static void start(struct nvtx_stats *s, const struct dump_reader *r,
  */
 static void end(struct nvtx_stats *s, const struct dump_event *ev)
 {
-	struct nvtx_start o = { .id = ev->arg[NVTX_RANGE], .t0 = ev->t0,
+	struct nvtx_start o = { .id = ev->arg[GT_ARG_NVTX_RANGE], .t0 = ev->t0,
 				.tid = ev->tid };
 
 	if (nvtx_open_take(&s->open, o.id, &o))
@@ -185,8 +173,8 @@ static void end(struct nvtx_stats *s, const struct dump_event *ev)
 static void mark(struct nvtx_stats *s, const struct dump_reader *r,
 		 const struct dump_event *ev)
 {
-	struct nvtx_row *row = row_of(s, r, (uint32_t)ev->arg[NVTX_DOMAIN],
-				      ev->arg[NVTX_MSG], 1);
+	struct nvtx_row *row = row_of(s, r, (uint32_t)ev->arg[GT_ARG_NVTX_DOMAIN],
+				      ev->arg[GT_ARG_NVTX_MSG], 1);
 
 	row->calls++;
 }

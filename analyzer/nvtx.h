@@ -37,19 +37,19 @@ struct nvtx_row {
 };
 
 /*
- * GPU busy time (union over devices, host clock) within [t0, t1]: set by
- * the GPU timeline part when the dump has GPU records; called from
- * model_finish, in no particular order of t0.  NULL: none.
+ * GPU busy time (union over devices, host clock) within [t0, t1], called
+ * in no particular order of t0: what the GPU timeline gives nvtx_finish
+ * when the dump has GPU records (gpu_busy_between).
  */
 typedef uint64_t (*nvtx_busy_fn)(const struct model *m, uint64_t t0,
 				 uint64_t t1);
-void nvtx_set_busy_fn(nvtx_busy_fn fn);
 
 /* Account for a record of the dump (model.c calls it for each). */
 void nvtx_add(struct model *m, const struct dump_reader *r,
 	      const struct dump_record *rec);
-/* Close the books: open ranges, GPU busy time. */
-void nvtx_finish(struct model *m);
+/* Close the books: open ranges, GPU busy time (busy: NULL when the dump
+ * has no GPU records). */
+void nvtx_finish(struct model *m, nvtx_busy_fn busy);
 void nvtx_release(struct model *m);
 
 /* Range rows (marks apart), most wall time first; free() the array. */

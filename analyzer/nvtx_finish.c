@@ -10,13 +10,12 @@
 #include "analyzer/nvtx_internal.h"
 #include "analyzer/util.h"
 
-void nvtx_finish(struct model *m)
+void nvtx_finish(struct model *m, nvtx_busy_fn fn)
 {
 	struct nvtx_stats *s = m->nvtx;
 	const struct nvtx_start *o;
 	struct nvtx_stack *st;
 	size_t pos = 0;
-	nvtx_busy_fn fn = nvtx_get_busy_fn();
 
 	if (!s)
 		return;

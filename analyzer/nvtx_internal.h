@@ -9,9 +9,6 @@
 #include "analyzer/nvtx.h"
 #include "analyzer/nvtx_open.h"
 
-/* GT_KIND_NVTX event arguments, in format.h's order. */
-enum { NVTX_MSG = 0, NVTX_DOMAIN = 1, NVTX_RANGE = 2, NVTX_CATEGORY = 3 };
-
 struct nvtx_push {
 	struct nvtx_row *row;
 	uint64_t t0;
@@ -51,8 +48,6 @@ struct nvtx_stats {
 	uint64_t spans_lost, unmatched, open_lost, depth_lost;
 	int gpu_known;
 };
-
-nvtx_busy_fn nvtx_get_busy_fn(void);
 
 /* A nvtxNameCategory or nvtxNameOsThread event (nvtx_names.c). */
 void nvtx_name_event(struct nvtx_stats *s, const struct dump_reader *r,

@@ -13,11 +13,11 @@ void nvtx_name_event(struct nvtx_stats *s, const struct dump_reader *r,
 		     const struct dump_event *ev)
 {
 	int thread = ev->op->direction == GT_NVTX_NAME_THREAD;
-	uint32_t domain = thread ? 0 : (uint32_t)ev->arg[NVTX_DOMAIN];
-	uint32_t id = (uint32_t)ev->arg[NVTX_CATEGORY];
+	uint32_t domain = thread ? 0 : (uint32_t)ev->arg[GT_ARG_NVTX_DOMAIN];
+	uint32_t id = (uint32_t)ev->arg[GT_ARG_NVTX_CATEGORY];
 	uint64_t key = (uint64_t)thread << 63 | (uint64_t)domain << 32 | id;
-	const char *text = ev->arg[NVTX_MSG] <= UINT32_MAX ?
-		dump_string(r, (uint32_t)ev->arg[NVTX_MSG]) : NULL;
+	const char *text = ev->arg[GT_ARG_NVTX_MSG] <= UINT32_MAX ?
+		dump_string(r, (uint32_t)ev->arg[GT_ARG_NVTX_MSG]) : NULL;
 	const char *dom = domain ? hmap_get_int(&s->domains, domain) : "";
 	struct nvtx_name *n;
 

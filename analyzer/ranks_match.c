@@ -307,7 +307,7 @@ static void try_match(struct match *mt, size_t gi)
 
 static void collective(struct match *mt, size_t d, const struct dump_event *ev)
 {
-	uintptr_t v = (uintptr_t)hmap_get_int(&mt->local[d], ev->arg[GT_NCCL_COMM]);
+	uintptr_t v = (uintptr_t)hmap_get_int(&mt->local[d], ev->arg[GT_ARG_NCCL_COMM]);
 	struct rank_dump *r = &mt->rk->r[d];
 	struct group *g;
 	size_t gi = (v - 1) >> 16, k = (v - 1) & 0xffff;

@@ -61,7 +61,7 @@ struct gt_rec {
 			uint32_t category;
 		} nvtx;
 		struct {
-			uint64_t count;     /* GT_NCCL_ARGS (format.h) */
+			uint64_t count;     /* GT_ARGS_NCCL (format.h) */
 			uint64_t bytes;
 			uint32_t comm;
 			uint32_t peer;      /* root or peer + 1, 0 none */

@@ -89,15 +89,12 @@ static uint32_t put_string(const char *s)
 /* Per-kind varints after the common five (format.h); encode() writes them. */
 static uint8_t kind_nargs(uint8_t kind)
 {
+#define NARGS_(k, v, what) case GT_KIND_##k: return GT_ARG_##k##_N;
 	switch (kind) {
-	case GT_KIND_COPY: return 6;
-	case GT_KIND_SET: return 2;
-	case GT_KIND_SYNC: return 2;
-	case GT_KIND_HOSTALLOC: return 4;
-	case GT_KIND_NCCL: return GT_NCCL_ARGS;
-	case GT_KIND_NVTX: return 4;
+	GT_EVENT_KINDS(NARGS_)
 	default: return 1;
 	}
+#undef NARGS_
 }
 
 static void put_ops(void)
@@ -228,6 +225,44 @@ static void steps_see(const struct gt_rec *r, const struct gt_op_desc *d, uint32
 		gt_steps_nvtx(r->u.nvtx.msg, t0);
 }
 
+/*
+ * Where each argument of format.h's GT_ARGS_<KIND> comes from in a record
+ * (r; LAUNCH's shape is found here, in shape, for the step finder too).
+ */
+#define ARG_LAUNCH_SHAPE (shape = shape_id(r, t0))
+#define ARG_GRAPH_HANDLE r->u.obj.handle
+#define ARG_COPY_BYTES r->u.copy.bytes
+#define ARG_COPY_SRC r->u.copy.src
+#define ARG_COPY_DST r->u.copy.dst
+#define ARG_COPY_COUNT r->u.copy.count
+#define ARG_COPY_MEMORY r->u.copy.memory
+#define ARG_COPY_STACK r->stack
+#define ARG_SET_BYTES r->u.copy.bytes
+#define ARG_SET_DST r->u.copy.dst
+#define ARG_SYNC_HANDLE r->u.obj.handle
+#define ARG_SYNC_STACK r->stack
+#define ARG_HOSTALLOC_BYTES r->u.copy.bytes
+#define ARG_HOSTALLOC_PTR r->u.copy.src
+#define ARG_HOSTALLOC_FLAGS r->u.copy.memory
+#define ARG_HOSTALLOC_STACK r->stack
+#define ARG_NCCL_COUNT r->u.nccl.count
+#define ARG_NCCL_BYTES r->u.nccl.bytes
+#define ARG_NCCL_COMM r->u.nccl.comm
+#define ARG_NCCL_PEER r->u.nccl.peer
+#define ARG_NCCL_DTYPE r->u.nccl.dtype
+#define ARG_NCCL_REDOP r->u.nccl.redop
+#define ARG_NCCL_STACK r->stack
+#define ARG_NVTX_MSG r->u.nvtx.msg
+#define ARG_NVTX_DOMAIN r->u.nvtx.domain
+#define ARG_NVTX_RANGE r->u.nvtx.range
+#define ARG_NVTX_CATEGORY r->u.nvtx.category
+
+#define ENCODE_ARG_(k, a, what) p = gt_varint_put(p, ARG_##k##_##a);
+#define ENCODE_KIND_(k, v, what)                                             \
+	case GT_KIND_##k:                                                    \
+		GT_ARGS_##k(ENCODE_ARG_)                                     \
+		break;
+
 static void encode(const struct gt_rec *r)
 {
 	const struct gt_op_desc *d = &gt_ops[r->op < GT_OP_COUNT ? r->op : 0];
@@ -245,48 +280,8 @@ static void encode(const struct gt_rec *r)
 	p = gt_varint_put(p, (uint32_t)(int32_t)r->result);
 	p = gt_varint_put(p, stream_id(r->stream));
 	switch (d->kind) {
-	case GT_KIND_LAUNCH:
-		shape = shape_id(r, t0);
-		p = gt_varint_put(p, shape);
-		break;
-	case GT_KIND_COPY:
-		p = gt_varint_put(p, r->u.copy.bytes);
-		p = gt_varint_put(p, r->u.copy.src);
-		p = gt_varint_put(p, r->u.copy.dst);
-		p = gt_varint_put(p, r->u.copy.count);
-		p = gt_varint_put(p, r->u.copy.memory);
-		p = gt_varint_put(p, r->stack);
-		break;
-	case GT_KIND_SET:
-		p = gt_varint_put(p, r->u.copy.bytes);
-		p = gt_varint_put(p, r->u.copy.dst);
-		break;
-	case GT_KIND_HOSTALLOC:
-		p = gt_varint_put(p, r->u.copy.bytes);
-		p = gt_varint_put(p, r->u.copy.src);
-		p = gt_varint_put(p, r->u.copy.memory);
-		p = gt_varint_put(p, r->stack);
-		break;
-	case GT_KIND_SYNC:
-		p = gt_varint_put(p, r->u.obj.handle);
-		p = gt_varint_put(p, r->stack);
-		break;
-	case GT_KIND_NVTX:
-		p = gt_varint_put(p, r->u.nvtx.msg);
-		p = gt_varint_put(p, r->u.nvtx.domain);
-		p = gt_varint_put(p, r->u.nvtx.range);
-		p = gt_varint_put(p, r->u.nvtx.category);
-		break;
-	case GT_KIND_NCCL:                  /* GT_NCCL_ARGS, in that order */
-		p = gt_varint_put(p, r->u.nccl.count);
-		p = gt_varint_put(p, r->u.nccl.bytes);
-		p = gt_varint_put(p, r->u.nccl.comm);
-		p = gt_varint_put(p, r->u.nccl.peer);
-		p = gt_varint_put(p, r->u.nccl.dtype);
-		p = gt_varint_put(p, r->u.nccl.redop);
-		p = gt_varint_put(p, r->stack);
-		break;
-	default:                            /* graph: one handle */
+	GT_EVENT_KINDS(ENCODE_KIND_)
+	default:
 		p = gt_varint_put(p, r->u.obj.handle);
 		break;
 	}

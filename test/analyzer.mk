@@ -14,3 +14,17 @@ $(TEST_B)/test_analyzer_%: test/unit/test_analyzer_%.c $(ANALYZER_LIB_OBJ) \
 
 TEST_DEPS += $(ANALYZER)
 TEST_BINS += $(ANALYZER_UNIT_BIN)
+
+# docs/format.md's table of event kinds, made from format.h (event_docs.c).
+$(TEST_B)/event_docs: test/tools/event_docs.c include/gputrace/format.h
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+TEST_DEPS += $(TEST_B)/event_docs
+
+format-docs: $(TEST_B)/event_docs
+	$(Q)perl -0pi -e 'BEGIN { $$t = `$(TEST_B)/event_docs` } \
+		s/(<!-- event kinds: [^\n]*-->\n).*?(<!-- end of event kinds -->)/$$1$$t$$2/s' \
+		docs/format.md
+
+.PHONY: format-docs

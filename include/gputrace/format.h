@@ -18,21 +18,11 @@
  *   result     varint   the CUresult the call returned
  *   stream     varint   stream id (GT_CHUNK_STREAM), 0 = the NULL stream or
  *                       an op without a stream
- *   then the op's nargs (gt_op_info) varints, by the op's kind:
- *     GT_KIND_LAUNCH     shape (GT_CHUNK_SHAPE id)
- *     GT_KIND_GRAPH      handle (the CUgraphExec)
- *     GT_KIND_COPY       bytes, src, dst, count, memory (GT_MEM_* and
- *                        GT_COPYF_*), stack (GT_CHUNK_STACK id, 0 = none)
- *     GT_KIND_SET        bytes, dst
- *     GT_KIND_SYNC       handle (event, stream or context), stack
- *     GT_KIND_HOSTALLOC  bytes, host pointer, flags, stack
- *     GT_KIND_NCCL       see GT_NCCL_ARGS
- *     GT_KIND_NVTX       message (string id, 0 = none), domain
- *                        (GT_CHUNK_NVTX id, 0 = the default domain), range
- *                        (nvtxRangeStart's id, else 0), category; the op's
- *                        direction field says which call (enum gt_nvtx_op),
- *                        dur is 0 and result is the nesting level a push
- *                        or pop returned
+ *   then the op's nargs (gt_op_info) varints, by the op's kind: the
+ *   arguments GT_ARGS_<KIND> declares, in that order (below, at enum
+ *   gt_kind).  NVTX events: the op's direction field says which call
+ *   (enum gt_nvtx_op), dur is 0 and result is the nesting level a push or
+ *   pop returned.
  *   A reader reads nargs varints whatever the kind, so it can skip kinds
  *   it does not know; arguments a newer writer appends are ignored by an
  *   older reader, and missing trailing ones read as 0.
@@ -111,17 +101,102 @@ struct gt_process {
 	uint32_t argc;              /* argv strings that follow the two names */
 };
 
+/*
+ * The event kinds and their arguments: the one declaration that the
+ * writer's encoder (preload/writer.c), the reader's argument indices
+ * (GT_ARG_<KIND>_<ARG>, and GT_ARG_<KIND>_N of them), the layout checks
+ * below and docs/format.md's table (test/tools/event_docs.c) are made from.
+ *
+ *   GT_EVENT_KINDS(X)   X(KIND, value, what an intercepted call does)
+ *   GT_ARGS_<KIND>(X)   X(KIND, ARG, what the argument holds), in the
+ *                       order the varints are packed
+ *
+ * A kind only ever gains arguments at its end (older readers ignore them).
+ */
+#define GT_EVENT_KINDS(X)                                                    \
+	X(LAUNCH, 1, "kernel launch")                                        \
+	X(GRAPH, 2, "CUDA graph launch")                                     \
+	X(COPY, 3, "cuMemcpy*")                                              \
+	X(SET, 4, "cuMemset*")                                               \
+	X(SYNC, 5, "host waits or queries")                                  \
+	X(HOSTALLOC, 6, "pinned host memory: allocate, register, free")      \
+	X(NCCL, 7, "NCCL collectives, p2p, groups, communicators")           \
+	X(NVTX, 8, "NVTX ranges, marks and names (injection)")
+
+#define GT_ARGS_LAUNCH(X)                                                    \
+	X(LAUNCH, SHAPE, "GT_CHUNK_SHAPE id")
+#define GT_ARGS_GRAPH(X)                                                     \
+	X(GRAPH, HANDLE, "the CUgraphExec")
+#define GT_ARGS_COPY(X)                                                      \
+	X(COPY, BYTES, "bytes copied")                                       \
+	X(COPY, SRC, "source address")                                       \
+	X(COPY, DST, "destination address")                                  \
+	X(COPY, COUNT, "copies the call made (batched copies: more than 1)")  \
+	X(COPY, MEMORY, "GT_MEM_* of the host memory, or-ed with GT_COPYF_*") \
+	X(COPY, STACK, "GT_CHUNK_STACK id, 0 = none")
+#define GT_ARGS_SET(X)                                                       \
+	X(SET, BYTES, "bytes set")                                           \
+	X(SET, DST, "destination address")
+#define GT_ARGS_SYNC(X)                                                      \
+	X(SYNC, HANDLE, "the event, stream or context waited for")           \
+	X(SYNC, STACK, "GT_CHUNK_STACK id, 0 = none")
+#define GT_ARGS_HOSTALLOC(X)                                                 \
+	X(HOSTALLOC, BYTES, "bytes")                                         \
+	X(HOSTALLOC, PTR, "the host pointer")                                \
+	X(HOSTALLOC, FLAGS, "the call's flags")                             \
+	X(HOSTALLOC, STACK, "GT_CHUNK_STACK id, 0 = none")
+/*
+ * NCCL: COUNT is the call's element count (ncclAllGather: sendcount,
+ * ncclReduceScatter: recvcount); set-up calls: ranks of the new
+ * communicator (ncclCommInitAll: communicators made); ncclGroupEnd closing
+ * the outermost group: the NCCL calls the thread made inside the group.
+ * BYTES: count x the datatype's size, the bytes this rank passes in its
+ * count argument (ncclAllGather: the bytes each rank sends).  COMM: set-up
+ * calls: the communicator made; 0 = none (groups) or not known.  PEER:
+ * set-up calls: this rank + 1.
+ */
+#define GT_ARGS_NCCL(X)                                                      \
+	X(NCCL, COUNT, "the call's element count")                           \
+	X(NCCL, BYTES, "count x the datatype's size")                        \
+	X(NCCL, COMM, "GT_CHUNK_NCCL_COMM id, 0 = none")                     \
+	X(NCCL, PEER, "root (rooted collectives) or peer (p2p) + 1, 0 = none") \
+	X(NCCL, DTYPE, "ncclDataType_t + 1, 0 = none")                       \
+	X(NCCL, REDOP, "ncclRedOp_t + 1, 0 = none")                          \
+	X(NCCL, STACK, "GT_CHUNK_STACK id, 0 = none")
+#define GT_ARGS_NVTX(X)                                                      \
+	X(NVTX, MSG, "the message's string id, 0 = none")                    \
+	X(NVTX, DOMAIN, "GT_CHUNK_NVTX id, 0 = the default domain")          \
+	X(NVTX, RANGE, "nvtxRangeStart's id, else 0")                        \
+	X(NVTX, CATEGORY, "the category")
+
+#define GT_ARG_MAX 8                /* arguments a kind may have */
+
+#ifdef __cplusplus
+#define GT_STATIC_ASSERT static_assert
+#else
+#define GT_STATIC_ASSERT _Static_assert
+#endif
+
 /* What an intercepted call does; decides how its events are packed. */
-enum gt_kind {
-	GT_KIND_LAUNCH = 1,    /* kernel launch */
-	GT_KIND_GRAPH = 2,     /* CUDA graph launch */
-	GT_KIND_COPY = 3,      /* cuMemcpy* */
-	GT_KIND_SET = 4,       /* cuMemset* */
-	GT_KIND_SYNC = 5,      /* host waits or queries */
-	GT_KIND_HOSTALLOC = 6, /* pinned host memory: allocate, register, free */
-	GT_KIND_NCCL = 7,      /* NCCL collectives, p2p, groups, communicators */
-	GT_KIND_NVTX = 8,      /* NVTX ranges, marks and names (injection) */
-};
+#define GT_KIND_ENUM_(k, v, what) GT_KIND_##k = v,
+enum gt_kind { GT_EVENT_KINDS(GT_KIND_ENUM_) };
+#undef GT_KIND_ENUM_
+
+/* enum gt_args_<KIND>: GT_ARG_<KIND>_<ARG>, then GT_ARG_<KIND>_N. */
+#define GT_ARG_ENUM_(k, a, what) GT_ARG_##k##_##a,
+#define GT_ARG_ENUMS_(k, v, what)                                            \
+	enum gt_args_##k { GT_ARGS_##k(GT_ARG_ENUM_) GT_ARG_##k##_N };       \
+	GT_STATIC_ASSERT(GT_ARG_##k##_N <= GT_ARG_MAX, #k ": too many arguments");
+GT_EVENT_KINDS(GT_ARG_ENUMS_)
+#undef GT_ARG_ENUMS_
+#undef GT_ARG_ENUM_
+
+/* Where kinds share an argument's place, readers may rely on it. */
+GT_STATIC_ASSERT((int)GT_ARG_COPY_BYTES == (int)GT_ARG_SET_BYTES &&
+		 (int)GT_ARG_COPY_BYTES == (int)GT_ARG_HOSTALLOC_BYTES,
+		 "bytes come first");
+GT_STATIC_ASSERT((int)GT_ARG_GRAPH_HANDLE == (int)GT_ARG_SYNC_HANDLE,
+		 "handles come first");
 
 /* Host memory behind a copy (GT_KIND_COPY memory argument, low 4 bits). */
 enum gt_memory {
@@ -244,29 +319,6 @@ struct gt_module {
 	uint8_t reserved[3];
 	uint8_t build_id[32];       /* NT_GNU_BUILD_ID, usually 20 bytes */
 };                                  /* 64 bytes */
-
-/*
- * GT_KIND_NCCL events carry GT_NCCL_ARGS varints, in this order:
- *   count   the call's element count (ncclAllGather: sendcount,
- *           ncclReduceScatter: recvcount); set-up calls: ranks of the new
- *           communicator (ncclCommInitAll: communicators made);
- *           ncclGroupEnd closing the outermost group: the NCCL calls the
- *           thread made inside the group
- *   bytes   count x the datatype's size: the bytes this rank passes in
- *           its count argument (ncclAllGather: the bytes each rank sends)
- *   comm    GT_CHUNK_NCCL_COMM id; set-up calls: the communicator made;
- *           0 = none (groups) or not known
- *   peer    root (rooted collectives) or peer (send, recv) + 1; set-up
- *           calls: this rank + 1; 0 = none
- *   dtype   ncclDataType_t + 1, 0 = none
- *   redop   ncclRedOp_t + 1, 0 = none
- *   stack   GT_CHUNK_STACK id, 0 = none
- */
-enum gt_nccl_arg {
-	GT_NCCL_COUNT, GT_NCCL_BYTES, GT_NCCL_COMM, GT_NCCL_PEER,
-	GT_NCCL_DTYPE, GT_NCCL_REDOP, GT_NCCL_STACK,
-	GT_NCCL_ARGS            /* how many */
-};
 
 /* How a communicator came to be (gt_nccl_comm.how). */
 enum gt_nccl_how {

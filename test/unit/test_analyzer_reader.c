@@ -156,11 +156,11 @@ static void test_events_decoded(void **state)
 	assert_int_equal(recs[4].event.t0, 5100);
 	assert_int_equal(recs[4].event.t1, 5150);
 	assert_int_equal(recs[4].event.stream, 3);
-	assert_int_equal(recs[4].event.arg[EV_HANDLE], 0xabc);
+	assert_int_equal(recs[4].event.arg[GT_ARG_SYNC_HANDLE], 0xabc);
 	assert_int_equal(recs[5].event.t0, 5050);
 	assert_int_equal(recs[5].event.result, 1);
-	assert_int_equal(recs[5].event.arg[EV_BYTES], 4096);
-	assert_int_equal(recs[5].event.arg[EV_COPY_COUNT], 1);
+	assert_int_equal(recs[5].event.arg[GT_ARG_COPY_BYTES], 4096);
+	assert_int_equal(recs[5].event.arg[GT_ARG_COPY_COUNT], 1);
 	assert_int_equal(recs[6].type, DUMP_END);
 	assert_int_equal(recs[6].end.end_ns, 9000);
 }
