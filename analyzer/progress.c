@@ -2,13 +2,16 @@
 /*
  * progress.c - the progress bar (progress.h): "reading  [=====>    ]  42%
  * 1.2 GiB" redrawn in place with \r, at most 200 times, and erased at
- * the end.  GPUTRACE_PROGRESS=1 forces it on, 0 off; any other value is
- * said once and ignored.
+ * the end.  On a terminal it shows once the work has taken a second
+ * (PROGRESS_AFTER_NS): quick work draws nothing.  GPUTRACE_PROGRESS=1
+ * forces it on from the start, 0 off; any other value is said once and
+ * ignored.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analyzer/progress.h"
@@ -18,16 +21,32 @@
 #define BAR_WIDTH 40
 #define STEPS 200
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static struct {
 	int forced;                 /* -1 decide, 0 off, 1 on */
-	int on;
+	int on;                     /* wanted: forced, or on a terminal */
+	int shown;                  /* drawn (from the start when forced) */
 	const char *what;
 	uint64_t total, next, step;
-} pb = { -1, 0, NULL, 0, 0, 0 };
+	uint64_t t0;                /* when the work began */
+	uint64_t (*now)(void);
+} pb = { -1, 0, 0, NULL, 0, 0, 0, 0, mono_ns };
 
 void progress_force(int on)
 {
 	pb.forced = on;
+}
+
+void progress_clock(uint64_t (*now)(void))
+{
+	pb.now = now ? now : mono_ns;
 }
 
 /* GPUTRACE_PROGRESS: 0 or 1, else -1 (said once). */
@@ -53,7 +72,8 @@ static int wanted(uint64_t total)
 		return pb.forced;
 	if (env >= 0)
 		return env;
-	return total >= PROGRESS_MIN_BYTES && isatty(STDERR_FILENO);
+	(void)total;
+	return isatty(STDERR_FILENO);
 }
 
 static void draw(uint64_t done)
@@ -73,30 +93,43 @@ static void draw(uint64_t done)
 void progress_begin(const char *what, uint64_t total)
 {
 	pb.on = wanted(total);
+	pb.shown = pb.on && (pb.forced == 1 || setting() == 1);
 	pb.what = what;
 	pb.total = total;
 	pb.step = total / STEPS ? total / STEPS : 1;
 	pb.next = pb.step;
-	if (pb.on)
+	pb.t0 = pb.now();
+	if (pb.shown)
 		draw(0);
 }
 
+/* At each 0.5% step: drawn once the work has taken PROGRESS_AFTER_NS. */
 void progress_tick(uint64_t done)
 {
 	if (done < pb.next || !pb.on)
 		return;
 	pb.next = done + pb.step;
+	if (!pb.shown && pb.now() - pb.t0 < PROGRESS_AFTER_NS)
+		return;
+	pb.shown = 1;
 	draw(done > pb.total ? pb.total : done);
 }
 
 void progress_end(void)
 {
-	if (!pb.on)
+	if (!pb.shown) {
+		pb.on = 0;
 		return;
+	}
 	draw(pb.total);
 	fprintf(stderr, "\r%*s\r", BAR_WIDTH + 40, "");
 	fflush(stderr);
-	pb.on = 0;
+	pb.on = pb.shown = 0;
+}
+
+int progress_shown(void)
+{
+	return pb.shown;
 }
 
 uint64_t progress_file_size(const char *path)

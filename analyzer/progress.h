@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * progress.h - a progress bar on stderr while large dumps are read, shown
- * only when stderr is a terminal and the input is large enough to wait for.
+ * progress.h - a progress bar on stderr while dumps are read, shown only
+ * when stderr is a terminal and the reading has taken a second.
  *
  *	progress_begin("reading", total_bytes);
  *	while (dump_next(r, &rec) > 0)
@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#define PROGRESS_MIN_BYTES (32u << 20)  /* smaller inputs show no bar */
+#define PROGRESS_AFTER_NS 1000000000ull /* quicker work shows no bar */
 
 /* Start a bar for total bytes, labelled what (a static string). */
 void progress_begin(const char *what, uint64_t total);
@@ -27,6 +27,10 @@ void progress_end(void);
 
 /* Force the bar on (1) or off (0) whatever stderr is; -1: decide (tests). */
 void progress_force(int on);
+/* The clock the bar's second is measured on; NULL: CLOCK_MONOTONIC (tests). */
+void progress_clock(uint64_t (*now)(void));
+/* Whether the bar is drawn now. */
+int progress_shown(void);
 
 /* The size of the file at path, 0 if unknown. */
 uint64_t progress_file_size(const char *path);
