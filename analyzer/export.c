@@ -37,12 +37,14 @@ static int pass(const char *path, export_fn fn, void *ctx, uint64_t base,
 
 	if (dump_open(&r, path) == 0) {
 		while ((rc = dump_next(r, &rec)) > 0) {
-			progress_tick(base + rec.offset);
+			if (base != EXPORT_NO_PROGRESS)
+				progress_tick(base + rec.offset);
 			fn(ctx, r, &rec);
 		}
 	}
 	if (rc < 0) {
-		progress_end();
+		if (base != EXPORT_NO_PROGRESS)
+			progress_end();
 		*why = xstrdup(dump_error(r));
 	}
 	dump_close(r);

@@ -82,7 +82,9 @@ int export_main(const struct export_opts *o, char **paths, int n);
 typedef void (*export_fn)(void *ctx, const struct dump_reader *r,
 			  const struct dump_record *rec);
 /* Feed every record of path to fn, ticking the progress bar at base plus
- * the offset read; 0, or -1 after saying why. */
+ * the offset read (not at all with base EXPORT_NO_PROGRESS: a thread of
+ * several); 0, or -1 after saying why. */
+#define EXPORT_NO_PROGRESS UINT64_MAX
 int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base);
 /* Read path into *m (model_init .. model_finish), with the bar from base;
  * 0, or -1 after saying why (m is released then). */

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ranks.c - ranks_load(): read each dump into its model (first pass),
- * tell which rank each is, order them by rank, put their clocks on one
- * (ranks.h), then match collectives (ranks_match.c, second pass) and
- * judge (ranks_report.c).
+ * ranks.c - ranks_load(): read each dump into its model (first pass, the
+ * dumps in parallel on the machine's cores), tell which rank each is,
+ * order them by rank, put their clocks on one (ranks.h), then match
+ * collectives (ranks_match.c, second pass) and judge (ranks_report.c).
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "analyzer/nccl.h"
 #include "analyzer/progress.h"
@@ -56,34 +60,101 @@ static uint64_t total_size(char **paths, size_t n)
 	return t;
 }
 
-/* Read dump i into the next slot: 0, or -1 (left out, said why). */
-static int load_one(struct ranks *rk, const char *path, uint64_t done)
-{
-	struct model *m = xcalloc(1, sizeof(*m));
-	char *why = NULL;
+/*
+ * The first pass over every dump, by up to one thread per core: each
+ * takes the next dump not yet taken.  Their models land by index, and
+ * what kept a dump out is said afterwards, in the order of the dumps.
+ */
+struct loader {
+	char **paths;
+	size_t n;
+	atomic_size_t next, finished;
+	_Atomic uint64_t bytes;     /* of the dumps read: the progress bar */
+	struct model **m;           /* by index, NULL when left out */
+	char **why;                 /* ... and why */
+};
 
-	if (export_try_model(path, m, done, &why) < 0) {
-		warning_msg("%s; left out, the other dumps are read", why);
-		free(why);
-		free(m);
-		rk->skipped++;
-		return -1;
+#define LOADERS_MAX 64
+
+static void *load_worker(void *arg)
+{
+	struct loader *l = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&l->next, 1)) < l->n) {
+		struct model *m = xcalloc(1, sizeof(*m));
+
+		if (export_try_model(l->paths[i], m, EXPORT_NO_PROGRESS, &l->why[i]) < 0) {
+			free(m);
+			m = NULL;
+		}
+		l->m[i] = m;
+		atomic_fetch_add(&l->bytes, progress_file_size(l->paths[i]));
+		atomic_fetch_add(&l->finished, 1);
 	}
-	rk->r[rk->n].m = m;
-	rk->r[rk->n].rank = rank_of(m, rk->n);
-	rk->dumps[rk->n++].path = path;     /* reordered below */
-	return 0;
+	return NULL;
+}
+
+static size_t loaders(size_t n)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t k = cores > 0 ? (size_t)cores : 1;
+
+	k = k < n ? k : n;
+	return k < LOADERS_MAX ? k : LOADERS_MAX;
+}
+
+/* Run the workers; the calling thread moves the bar meanwhile. */
+static void load_parallel(struct loader *l)
+{
+	pthread_t t[LOADERS_MAX];
+	size_t k = loaders(l->n), started = 0;
+	struct timespec tick = { 0, 100000000 };
+
+	while (started < k &&
+	       pthread_create(&t[started], NULL, load_worker, l) == 0)
+		started++;
+	if (!started) {                 /* one core, or no thread: this one */
+		load_worker(l);
+		return;
+	}
+	while (atomic_load(&l->finished) < l->n) {
+		progress_tick(atomic_load(&l->bytes));
+		nanosleep(&tick, NULL);
+	}
+	for (size_t i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+}
+
+/* Keep the models read, in the order of the dumps; say what was left out. */
+static void keep(struct ranks *rk, struct loader *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (!l->m[i]) {
+			warning_msg("%s; left out, the other dumps are read",
+				    l->why[i] ? l->why[i] : l->paths[i]);
+			free(l->why[i]);
+			rk->skipped++;
+			continue;
+		}
+		rk->r[rk->n].m = l->m[i];
+		rk->r[rk->n].rank = rank_of(l->m[i], rk->n);
+		rk->dumps[rk->n++].path = l->paths[i];  /* reordered below */
+	}
 }
 
 /* First pass: every model that can be read; 0, or -1 if none can. */
 static int load_models(struct ranks *rk, char **paths, size_t n)
 {
-	uint64_t done = 0;
+	struct loader l = { .paths = paths, .n = n };
 
-	for (size_t i = 0; i < n; i++) {
-		load_one(rk, paths[i], done);
-		done += progress_file_size(paths[i]);
-	}
+	l.m = xcalloc(n, sizeof(*l.m));
+	l.why = xcalloc(n, sizeof(*l.why));
+	load_parallel(&l);
+	progress_tick(atomic_load(&l.bytes));
+	keep(rk, &l);
+	free(l.m);
+	free(l.why);
 	if (rk->n)
 		return 0;
 	progress_end();

@@ -69,9 +69,15 @@ $(TSAN_B)/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def) \
 $(TSAN_B)/stress: test/tsan/stress.c $(TSAN_OBJ)
 	$(Q)$(CC) $(PRELOAD_CFLAGS) $(TSAN_FLAGS) -o $@ $^ -ldl -lpthread
 
+# The analyzer reads a ranks directory's dumps in threads: its ranks
+# tests run on a TSan build of it too.
 test-tsan: $(TSAN_B)/stress $(ANALYZER)
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)" \
 		GT_ANALYZER=$(abspath $(ANALYZER)) $(TSAN_B)/stress
+	$(MAKE) B=$(B)/tsan-analyzer SANITIZE=thread analyzer
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)" \
+		GT_BUILD=$(abspath $(B)/tsan-analyzer) prove test/t/820-ranks.t \
+		test/t/310-nccl-analyzer.t
 
 # ---- fuzzing the dump reader (libFuzzer: clang) -------------------------
 FUZZ_CC      ?= clang
