@@ -13,6 +13,7 @@
 #include "analyzer/json.h"
 #include "analyzer/memory.h"
 #include "analyzer/nccl.h"
+#include "analyzer/pipeline.h"
 #include "analyzer/progress.h"
 #include "analyzer/report.h"
 #include "analyzer/stdin_dump.h"
@@ -383,7 +384,7 @@ int diff_main(const char *before, const char *after,
 	if (export_load_model(before, &a, 0) < 0)
 		return EXIT_BADINPUT;
 	if (export_load_model(after, &b, sa) < 0) {
-		model_release(&a);
+		pipeline_release(&a);
 		return EXIT_BADINPUT;
 	}
 	progress_end();
@@ -391,7 +392,7 @@ int diff_main(const char *before, const char *after,
 		diff_json(stdout, before, after, &a, &b);
 	else
 		diff_text(stdout, before, after, &a, &b, o->top);
-	model_release(&a);
-	model_release(&b);
+	pipeline_release(&a);
+	pipeline_release(&b);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "analyzer/export_facts.h"
 #include "analyzer/files.h"
 #include "analyzer/html.h"
+#include "analyzer/pipeline.h"
 #include "analyzer/progress.h"
 #include "analyzer/ranks.h"
 #include "analyzer/report.h"
@@ -71,7 +72,7 @@ int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base)
 static void model_sink(void *ctx, const struct dump_reader *r,
 		       const struct dump_record *rec)
 {
-	model_add(ctx, r, rec);
+	pipeline_add(ctx, r, rec);
 }
 
 int export_try_model(const char *path, struct model *m, uint64_t base,
@@ -88,10 +89,10 @@ int export_try_model(const char *path, struct model *m, uint64_t base,
 	model_init(m, dump_header(r));
 	dump_close(r);
 	if (pass(path, model_sink, m, base, why) < 0) {
-		model_release(m);
+		pipeline_release(m);
 		return -1;
 	}
-	model_finish(m, 0);
+	pipeline_finish(m, 0);
 	if (m->ends_early)
 		warning_msg("'%s' ends early (no end record): the program did "
 			    "not finish tracing", dump_name(path));
@@ -203,7 +204,7 @@ static int single_report(const struct export_opts *o, const char *path)
 		report_json(stdout, &m);
 	else
 		report_text(stdout, &m, &(struct report_opts){ o->top });
-	model_release(&m);
+	pipeline_release(&m);
 	return 0;
 }
 
@@ -281,7 +282,7 @@ static int one_dump_outputs(const struct export_opts *o, const char *path)
 	if (!rc && o->sqlite)
 		rc = sqlite_export(o->sqlite, &d, 1);
 	if (have_m)
-		model_release(&m);
+		pipeline_release(&m);
 	return rc;
 }
 

@@ -86,7 +86,7 @@ typedef void (*export_fn)(void *ctx, const struct dump_reader *r,
  * several); 0, or -1 after saying why. */
 #define EXPORT_NO_PROGRESS UINT64_MAX
 int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base);
-/* Read path into *m (model_init .. model_finish), with the bar from base;
+/* Read path into *m (model_init .. pipeline_finish), with the bar from base;
  * 0, or -1 after saying why (m is released then). */
 int export_load_model(const char *path, struct model *m, uint64_t base);
 /* The same, what went wrong put in *why (to free) instead of said. */

@@ -18,6 +18,7 @@
 #include "analyzer/dump_reader.h"
 #include "analyzer/export.h"
 #include "analyzer/model.h"
+#include "analyzer/pipeline.h"
 #include "analyzer/progress.h"
 #include "analyzer/report.h"
 #include "analyzer/stdin_dump.h"
@@ -133,14 +134,14 @@ static int read_dump(struct dump_reader *r, struct model *m)
 
 	while ((rc = dump_next(r, &rec)) > 0) {
 		progress_tick(rec.offset);
-		model_add(m, r, &rec);
+		pipeline_add(m, r, &rec);
 	}
 	progress_end();
 	if (rc < 0) {
 		error_msg("%s", dump_error(r));
 		return -1;
 	}
-	model_finish(m, dump_ends_early(r));
+	pipeline_finish(m, dump_ends_early(r));
 	return 0;
 }
 
@@ -168,7 +169,7 @@ static int analyze(const struct options *o)
 			report_text(stdout, &m, &(struct report_opts){ o->top });
 		rc = 0;
 	}
-	model_release(&m);
+	pipeline_release(&m);
 	dump_close(r);
 	return rc ? EXIT_BADINPUT : 0;
 }

@@ -10,15 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/callsite.h"
-#include "analyzer/cost.h"
-#include "analyzer/diagnosis.h"
-#include "analyzer/env.h"
-#include "analyzer/gpu.h"
-#include "analyzer/memory.h"
 #include "analyzer/model_internal.h"
-#include "analyzer/nccl.h"
-#include "analyzer/nvtx.h"
 #include "analyzer/util.h"
 
 #define PRESENT ((void *)1)     /* value of the set-like maps */
@@ -185,9 +177,7 @@ static void add_event(struct model *m, const struct dump_reader *r,
 {
 	struct row *row = event_row(m, r, ev);
 
-	memory_add_event(m, ev);
-	callsites_add_event(m, ev);
-	gpu_add_event(m, r, ev, row);
+	m->ev_row = row;
 	if (!row)
 		goto counted;
 	row->calls++;
@@ -209,15 +199,10 @@ counted:
 	}
 }
 
-void model_add(struct model *m, const struct dump_reader *r,
-	       const struct dump_record *rec)
+void model_core_add(struct model *m, const struct dump_reader *r,
+		    const struct dump_record *rec)
 {
-	nccl_add(m, r, rec);
-	nvtx_add(m, r, rec);
-	env_add(m, r, rec);
-	gpu_add(m, r, rec);
-	diagnosis_add(m, r, rec);       /* after gpu_add: its clock fit */
-	cost_add(m, rec);
+	m->ev_row = NULL;
 	switch (rec->type) {
 	case DUMP_PROCESS:
 		add_process(m, rec->process);
@@ -250,16 +235,12 @@ void model_add(struct model *m, const struct dump_reader *r,
 	case DUMP_NOTE:
 		add_note(m, rec->note.level, rec->note.text);
 		break;
-	case DUMP_STACK:
-	case DUMP_MODULES:
-		callsites_add_record(m, r, rec);
-		break;
 	default:
 		break;
 	}
 }
 
-void model_finish(struct model *m, int ends_early)
+void model_core_finish(struct model *m, int ends_early)
 {
 	uint64_t end = m->have_end ? m->end_ns : m->last_t1;
 
@@ -270,10 +251,6 @@ void model_finish(struct model *m, int ends_early)
 		m->dropped = m->end_dropped;
 	m->threads = m->tids.len;
 	m->streams = m->stream_ids.len;
-	gpu_finish(m);              /* before nvtx_finish: it asks for busy time */
-	nvtx_finish(m, gpu_has_records(m) ? gpu_busy_between : NULL);
-	diagnosis_finish(m);
-	cost_finish(m);
 }
 
 static void free_values(struct hmap *h, void (*fn)(void *))
@@ -291,7 +268,7 @@ static void free_row(void *row)
 	row_free(row);
 }
 
-void model_release(struct model *m)
+void model_core_release(struct model *m)
 {
 	size_t i;
 
@@ -307,12 +284,4 @@ void model_release(struct model *m)
 	free(m->host);
 	free(m->exe);
 	free(m->command);
-	memory_release(m);
-	nccl_release(m);
-	callsites_release(m);
-	nvtx_release(m);
-	gpu_release(m);
-	diagnosis_release(m);
-	cost_release(m);
-	env_release(m);
 }

@@ -61,8 +61,8 @@ struct model {
 	char *command;          /* argv joined by spaces */
 
 	uint64_t events;
-	uint64_t dropped;       /* valid after model_finish() */
-	uint64_t wall_ns;       /* valid after model_finish() */
+	uint64_t dropped;       /* valid after pipeline_finish() */
+	uint64_t wall_ns;       /* valid after pipeline_finish() */
 	int ends_early;
 	size_t threads;
 	size_t streams;
@@ -88,15 +88,22 @@ struct model {
 	struct gpu_stats *gpu;          /* gpu.c */
 	struct diagnosis *diag;         /* diagnosis.c */
 	struct cost_stats *cost;        /* cost.c */
+	struct row *ev_row;     /* the row of the event just added, or NULL:
+				   for the passes after the model's own */
 };
 
+/*
+ * The model's own tables (rows, ops, shapes, functions, threads, notes):
+ * the first stage of the pipeline (pipeline.c), which runs the passes
+ * around it.
+ */
 void model_init(struct model *m, const struct gt_file_header *h);
 /* Account for one record; r resolves string ids. */
-void model_add(struct model *m, const struct dump_reader *r,
-	       const struct dump_record *rec);
-/* Compute the totals once the dump is read. */
-void model_finish(struct model *m, int ends_early);
-void model_release(struct model *m);
+void model_core_add(struct model *m, const struct dump_reader *r,
+		    const struct dump_record *rec);
+/* Compute the totals once the dump is read (before the passes finish). */
+void model_core_finish(struct model *m, int ends_early);
+void model_core_release(struct model *m);
 
 /*
  * The rows of one kind, most costly first (total time, then name); free()

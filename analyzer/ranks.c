@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analyzer/nccl.h"
+#include "analyzer/pipeline.h"
 #include "analyzer/progress.h"
 #include "analyzer/ranks.h"
 #include "analyzer/util.h"
@@ -283,7 +284,7 @@ void ranks_free(struct ranks *rk)
 	if (!rk)
 		return;
 	for (size_t i = 0; i < rk->n; i++) {
-		model_release(rk->r[i].m);
+		pipeline_release(rk->r[i].m);
 		free(rk->r[i].m);
 		free(rk->dumps[i].label);
 	}
