@@ -212,6 +212,8 @@ struct period_det {
 					   call that starts a step */
 	uint32_t anchor_w;
 	uint64_t *bounds;               /* step starts: anchor launches */
+	uint64_t *ends;                 /* each one's call before: the end
+					   of the step before's calls */
 	size_t nb, capb;
 	int capped;                     /* bounds reached DIAG_MAX_STEPS */
 	uint32_t checks, agree;         /* checks made, agreeing with period */

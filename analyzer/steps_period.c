@@ -43,7 +43,7 @@ uint32_t steps_suffix_period(const uint32_t *tok, size_t n, int32_t *pi)
 	return gt_suffix_period(tok, n, pi);
 }
 
-static void add_bound(struct period_det *p, uint64_t t)
+static void add_bound(struct period_det *p, uint64_t t, uint64_t prev)
 {
 	if (p->nb == DIAG_MAX_STEPS) {
 		p->capped = 1;
@@ -52,8 +52,16 @@ static void add_bound(struct period_det *p, uint64_t t)
 	if (p->nb == p->capb) {
 		p->capb = p->capb ? p->capb * 2 : 256;
 		p->bounds = xrealloc(p->bounds, p->capb * sizeof(*p->bounds));
+		p->ends = xrealloc(p->ends, p->capb * sizeof(*p->ends));
 	}
+	p->ends[p->nb] = prev;
 	p->bounds[p->nb++] = t;
+}
+
+/* The time of the call before chronological position i (i's own if none). */
+static uint64_t call_before(const struct period_det *p, size_t i)
+{
+	return p->t[ring_pos(p, i ? i - 1 : i)];
 }
 
 #define MAX_GRAM 8
@@ -106,7 +114,7 @@ static void establish(struct period_det *p, uint32_t period, size_t skip)
 	p->period = period;
 	for (size_t i = p->anchor_w - 1; i < len; i++)
 		if (gram(p, i, p->anchor_w) == p->anchor)
-			add_bound(p, p->t[ring_pos(p, i)]);
+			add_bound(p, p->t[ring_pos(p, i)], call_before(p, i));
 }
 
 static void check(struct period_det *p)
@@ -164,30 +172,69 @@ void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
 	p->seen++;
 	if (p->period && ring_len(p) >= p->anchor_w &&
 	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)
-		add_bound(p, t);
+		add_bound(p, t, call_before(p, ring_len(p) - 1));
 	if (p->seen % CHECK_EVERY == 0)
 		check(p);
+}
+
+static uint64_t median_of(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), gt_cmp_u64);
+	return v[n / 2];
+}
+
+static int is_pause(const uint64_t *b, size_t i, uint64_t med)
+{
+	return b[i + 1] - b[i] > 4 * med && b[i + 1] - b[i] >= 100000;
+}
+
+/*
+ * Whether the steps between the pauses are steps of their own: their
+ * calls (from the anchor to the last call before the next one) take
+ * longer than the gap to the next step.  A DataLoader whose workers,
+ * started together, deliver batches in pairs makes every other step
+ * wait, but each step still runs a whole batch; a kernel launched k
+ * times in a row has no calls of its own between the launches.
+ */
+static int own_steps(const uint64_t *b, const uint64_t *e, size_t nd,
+		     uint64_t med)
+{
+	uint64_t *busy = xmalloc(2 * nd * sizeof(*busy)), *gap = busy + nd;
+	size_t k = 0;
+	int own;
+
+	for (size_t i = 0; i < nd; i++) {
+		if (is_pause(b, i, med))
+			continue;
+		busy[k] = e[i + 1] > b[i] ? e[i + 1] - b[i] : 0;
+		gap[k++] = b[i + 1] > e[i + 1] ? b[i + 1] - e[i + 1] : 0;
+	}
+	own = k && median_of(busy, k) > median_of(gap, k);
+	free(busy);
+	return own;
 }
 
 /*
  * A loop that launches the same kernel k times and then pauses (loads
  * data, sleeps) repeats every launch by tokens, but its step is the k
  * launches and the pause.  When pauses far longer than the median come
- * regularly every q > 1 anchors, the steps start after each pause.
- * Returns the new number of boundaries (written over b), or n.
+ * regularly every q > 1 anchors, and the anchors between them are not
+ * steps of their own (own_steps), the steps start after each pause.
+ * e[i] is the call before anchor i.  Returns the new number of
+ * boundaries (written over b), or n.
  */
-static size_t merge_pauses(uint64_t *b, size_t n, uint32_t *q_out)
+static size_t merge_pauses(uint64_t *b, const uint64_t *e, size_t n,
+			   uint32_t *q_out)
 {
 	size_t nd = n - 1, nlong = 0, last = SIZE_MAX, same = 0, gaps = 0, out = 0;
 	uint64_t *d = xmalloc(nd * sizeof(*d)), med, q = 0;
 
 	for (size_t i = 0; i < nd; i++)
 		d[i] = b[i + 1] - b[i];
-	qsort(d, nd, sizeof(*d), gt_cmp_u64);
-	med = d[nd / 2];
+	med = median_of(d, nd);
 	free(d);
 	for (size_t i = 0; i < nd; i++) {
-		if (b[i + 1] - b[i] <= 4 * med || b[i + 1] - b[i] < 100000)
+		if (!is_pause(b, i, med))
 			continue;
 		nlong++;
 		if (last != SIZE_MAX) {
@@ -198,10 +245,10 @@ static size_t merge_pauses(uint64_t *b, size_t n, uint32_t *q_out)
 		}
 		last = i;
 	}
-	if (nlong < 3 || q < 2 || 10 * same < 7 * gaps)
+	if (nlong < 3 || q < 2 || 10 * same < 7 * gaps || own_steps(b, e, nd, med))
 		return n;
 	for (size_t i = 0; i < nd; i++)
-		if (b[i + 1] - b[i] > 4 * med && b[i + 1] - b[i] >= 100000)
+		if (is_pause(b, i, med))
 			b[out++] = b[i + 1];
 	*q_out = (uint32_t)q;
 	return out;
@@ -215,14 +262,13 @@ static uint64_t median_step(const struct period_det *p, uint64_t *b, size_t *n,
 
 	memcpy(b, p->bounds, p->nb * sizeof(*b));
 	*q = 1;
-	*n = merge_pauses(b, p->nb, q);
+	*n = merge_pauses(b, p->ends, p->nb, q);
 	if (*n < 3)
 		return 0;
 	v = xmalloc((*n - 1) * sizeof(*v));
 	for (size_t i = 0; i + 1 < *n; i++)
 		v[i] = b[i + 1] - b[i];
-	qsort(v, *n - 1, sizeof(*v), gt_cmp_u64);
-	med = v[(*n - 1) / 2];
+	med = median_of(v, *n - 1);
 	free(v);
 	return med;
 }
@@ -280,6 +326,7 @@ void steps_period_release(struct diagnosis *d)
 		free(d->det[i].tok);
 		free(d->det[i].t);
 		free(d->det[i].bounds);
+		free(d->det[i].ends);
 	}
 	d->ndet = 0;
 }

@@ -2,7 +2,8 @@
 # 901-diagnosis-steps.t - training steps on synthetic dumps: from NVTX
 # ranges (the repeated top-level name, start to start, framework ranges
 # left out, steps inside epochs), from the launch pattern (with a warm-up
-# whose kernels differ, and with pauses between groups of launches);
+# whose kernels differ, with pauses between groups of launches, and with
+# batches that come in pairs from two DataLoader workers);
 # warm-up steps shown apart, outliers beyond 3 sigma; the warm-up's idle
 # time kept out of the steady state; GPU records that make no sense.
 use strict;
@@ -118,6 +119,32 @@ my $MS = 1000 * $US;
 
 	is($j->{steps}{p50_ns}, 20 * $MS, 'pauses: a step is the group and its pause');
 	is($j->{steps}{period}, 5, 'pauses: five launches per step');
+}
+
+# ---- launch pattern: two DataLoader workers deliver batches in pairs -----
+# Each batch is 9 ms of launches; the workers, started together, finish a
+# batch each every 72 ms, so every other step waits for the next pair.
+# The step is the batch (36 ms on average), not the pair.
+{
+	my $g = GtDiag->new;
+	my $t = 0;
+
+	for my $i (0 .. 139) {
+		$t = ($i / 2) * 72 * $MS + 200 * $US unless $i % 2;
+		$g->copy(1, $t, 20 * $US, dir => 'htod', memory => 'pinned', bytes => 262144);
+		$g->copy(1, $t + 30 * $US, 10 * $US, dir => 'htod', memory => 'pinned', bytes => 256);
+		$g->launch(1, $t + 100 * $US + $_ * $MS, 10 * $US, fn => $_ + 1) for 0 .. 8;
+		$g->kernel($t + 110 * $US, $t + 9 * $MS);
+		$t += 9 * $MS + 500 * $US;
+	}
+	my $s = $g->analyze->{steps};
+
+	is($s->{period}, 11, 'paired batches: eleven GPU calls per step')
+		or diag(explain($s));
+	ok($s->{count} >= 130, 'paired batches: a step per batch')
+		or diag(explain($s));
+	ok($s->{mean_ns} > 30 * $MS && $s->{mean_ns} < 42 * $MS,
+	   'paired batches: 36 ms per step on average') or diag(explain($s));
 }
 
 # ---- graph launches: one token per step -----------------------------------
