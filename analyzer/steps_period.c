@@ -12,9 +12,11 @@
  * the step length.  The first time one is found, the step's anchor is
  * chosen: a call that, with the few calls before it, occurs once per
  * period, the one after the longest pause (usually the first launch of a
- * step).  Its occurrences in the ring, and every later one, are the step
- * boundaries.  Memory: the rings,
- * and one time per step.
+ * step).  A period made of near copies of a shorter one that take alike
+ * times (a kernel that differs every other step) is that many steps, and
+ * the anchor comes once per step.  Its occurrences in the ring, and
+ * every later one, are the step boundaries.  Memory: the rings, and one
+ * time per step.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,10 +81,12 @@ static uint64_t gram(const struct period_det *p, size_t end, uint32_t w)
 /*
  * The call that starts a step: among the last `period` calls, one whose
  * w calls up to it (w = 1, 2, ... MAX_GRAM: a kernel may run several times
- * a step, the calls before it tell which time) occur once per period;
- * of those, the one after the longest pause (gt_anchor_pick).
+ * a step, the calls before it tell which time) occur once per step of sub
+ * calls, at the same place in each; of those, the one after the longest
+ * pauses (gt_anchor_pick_sub).  Its position in the ring, or -1.
  */
-static int choose_anchor(struct period_det *p, uint32_t period, size_t skip)
+static long choose_anchor(struct period_det *p, uint32_t period, uint32_t sub,
+			  size_t skip)
 {
 	size_t len = ring_len(p) - skip, first = len - period;
 	uint64_t *h = xmalloc(3 * period * sizeof(*h)), *gap = h + period;
@@ -95,21 +99,48 @@ static int choose_anchor(struct period_det *p, uint32_t period, size_t skip)
 			h[i] = gram(p, c, w);
 			gap[i] = c ? p->t[ring_pos(p, c)] - p->t[ring_pos(p, c - 1)] : 0;
 		}
-		at = gt_anchor_pick(h, gap, period, gap + period);
+		at = gt_anchor_pick_sub(h, gap, period, sub, gap + period);
 		if (at >= 0) {
 			p->anchor = h[at];
 			p->anchor_w = w;
 		}
 	}
 	free(h);
-	return at >= 0;
+	return at >= 0 ? (long)first + at : -1;
 }
 
-static void establish(struct period_det *p, uint32_t period, size_t skip)
+#define EVEN_OF 8               /* periods whose steps are compared */
+
+/* gt_even_steps over the last EVEN_OF periods before ring position c. */
+static int even_steps(const struct period_det *p, uint32_t period,
+		      uint32_t sub, size_t c)
+{
+	size_t blocks = c / period < EVEN_OF ? c / period : EVEN_OF;
+	size_t from = c - blocks * period;
+	uint64_t *t = xmalloc((blocks * period + 1) * sizeof(*t));
+	int even;
+
+	for (size_t i = 0; i < blocks * period; i++)
+		t[i] = p->t[ring_pos(p, from + i)];
+	even = gt_even_steps(t, period, sub, blocks);
+	free(t);
+	return even;
+}
+
+/*
+ * The steps, once a period is found: a step of sub calls when the period
+ * is made of such steps (gt_sub_period) that take alike times, else the
+ * whole period.
+ */
+static void establish(struct period_det *p, uint32_t period, uint32_t sub,
+		      size_t skip)
 {
 	size_t len = ring_len(p);
+	long c = sub < period ? choose_anchor(p, period, sub, skip) : -1;
 
-	if (!choose_anchor(p, period, skip))
+	if (c >= 0 && even_steps(p, period, sub, (size_t)c))
+		period = sub;
+	else if (choose_anchor(p, period, period, skip) < 0)
 		return;
 	p->period = period;
 	for (size_t i = p->anchor_w - 1; i < len; i++)
@@ -123,7 +154,7 @@ static void check(struct period_det *p)
 	static const size_t skips[] = { 0, 1, 2, 4, 8, 16 };
 	uint32_t *rev = xmalloc(len * sizeof(*rev));
 	int32_t *pi = xmalloc(len * sizeof(*pi));
-	uint32_t period = 0;
+	uint32_t period = 0, sub;
 	size_t skip = 0;
 
 	for (size_t i = 0; i < len; i++)      /* the newest first */
@@ -134,14 +165,15 @@ static void check(struct period_det *p)
 		skip = skips[k];
 		period = steps_suffix_period(rev + skip, len - skip, pi);
 	}
+	sub = period ? gt_sub_period(rev + skip, period) : 0;
 	free(rev);
 	free(pi);
 	p->checks++;
 	if (!period)
 		return;
 	if (!p->period)
-		establish(p, period, skip);
-	else if (period == p->period)
+		establish(p, period, sub, skip);
+	else if (period == p->period || sub == p->period)
 		p->agree++;
 }
 

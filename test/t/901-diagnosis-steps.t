@@ -147,6 +147,39 @@ my $MS = 1000 * $US;
 	   'paired batches: 36 ms per step on average') or diag(explain($s));
 }
 
+# ---- launch pattern: a kernel that differs every other step --------------
+# Every second batch runs one other kernel (a shape of the batch picks
+# it): the calls repeat every two steps, the step is still one batch.
+# When the two steps take different times they are two kinds of step
+# (a GAN's generator and discriminator): the period stays whole.
+sub alternating {
+	my (@busy) = @_;
+	my $g = GtDiag->new;
+	my $t = 0;
+
+	for my $i (0 .. 139) {
+		my $b = $busy[$i % 2];
+
+		$g->copy(1, $t, 20 * $US, dir => 'htod', memory => 'pinned');
+		$g->launch(1, $t + 100 * $US + $_ * $b / 10, 10 * $US,
+			   fn => $_ == 4 && $i % 2 ? 20 : $_ + 1) for 0 .. 9;
+		$g->kernel($t + 110 * $US, $t + $b);
+		$t += $b + 2 * $MS;
+	}
+	return $g->analyze->{steps};
+}
+{
+	my $s = alternating(34 * $MS, 34 * $MS);
+
+	is($s->{period}, 11, 'alternating kernel: eleven GPU calls per step')
+		or diag(explain($s));
+	is($s->{p50_ns}, 36 * $MS, 'alternating kernel: 36 ms steps');
+	ok($s->{count} >= 130, 'alternating kernel: a step per batch');
+	$s = alternating(10 * $MS, 60 * $MS);
+	is($s->{period}, 22, 'two kinds of step: the period stays whole')
+		or diag(explain($s));
+}
+
 # ---- graph launches: one token per step -----------------------------------
 {
 	my $g = GtDiag->new;
