@@ -2,8 +2,9 @@
 # 901-diagnosis-steps.t - training steps on synthetic dumps: from NVTX
 # ranges (the repeated top-level name, start to start, framework ranges
 # left out, steps inside epochs), from the launch pattern (with a warm-up
-# whose kernels differ, with pauses between groups of launches, and with
-# batches that come in pairs from two DataLoader workers);
+# whose kernels differ, with pauses between groups of launches, with
+# batches that come in pairs from two DataLoader workers, with a kernel
+# that differs every other step), from the marker GPUTRACE_STEP named;
 # warm-up steps shown apart, outliers beyond 3 sigma; the warm-up's idle
 # time kept out of the steady state; GPU records that make no sense.
 use strict;
@@ -178,6 +179,44 @@ sub alternating {
 	$s = alternating(10 * $MS, 60 * $MS);
 	is($s->{period}, 22, 'two kinds of step: the period stays whole')
 		or diag(explain($s));
+}
+
+# ---- the marker GPUTRACE_STEP names wins ---------------------------------
+# Two micro-batches of the same four launches a step, a top-level NVTX
+# range around each micro-batch: the library marked the steps where the
+# user told it to (a range, or a kernel), and those are the steps.
+for my $src ([2, 'nvtx', qr/NVTX range GPUTRACE_STEP names/],
+	     [3, 'launch_pattern', qr/kernel GPUTRACE_STEP names/]) {
+	my $g = GtDiag->new;
+	my @b;
+
+	for my $i (0 .. 59) {
+		my $t = $i * 2 * $MS;
+
+		push @b, $t unless $i % 2;
+		$g->push_range(1, $t, 'micro');
+		$g->launch(1, $t + 100 * $US + $_ * 200 * $US, 10 * $US, fn => $_ + 1) for 0 .. 3;
+		$g->kernel($t + 110 * $US, $t + 1500 * $US);
+		$g->pop_range(1, $t + 1900 * $US);
+	}
+	$g->library_steps($src->[0], @b);
+	my $s = $g->analyze->{steps};
+
+	like($s->{name}, $src->[2], "marker $src->[1]: the steps GPUTRACE_STEP named")
+		or diag(explain($s));
+	is($s->{source}, $src->[1], "marker $src->[1]: source");
+	is($s->{count}, 29, "marker $src->[1]: a step per two micro-batches");
+	is($s->{p50_ns}, 4 * $MS, "marker $src->[1]: 4 ms steps");
+}
+{
+	my $g = GtDiag->new;
+
+	for my $i (0 .. 59) {
+		$g->launch(1, $i * 2 * $MS + $_ * 200 * $US, 10 * $US, fn => $_ + 1) for 0 .. 3;
+	}
+	$g->library_steps(1, map { $_ * 4 * $MS } 0 .. 29);
+	is($g->analyze->{steps}{p50_ns}, 2 * $MS,
+	   'the library\'s own launch pattern is not a marker: the analyzer\'s steps');
 }
 
 # ---- graph launches: one token per step -----------------------------------
