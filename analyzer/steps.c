@@ -130,10 +130,11 @@ static int marker_pick(const struct model *m, struct step_stats *s)
 	}
 	if (len < 3)
 		return 0;
+	s->capped = c->capped || len > DIAG_MAX_STEPS;
+	len = len > DIAG_MAX_STEPS ? DIAG_MAX_STEPS : len;
 	s->t = xmalloc(len * sizeof(*s->t));
 	memcpy(s->t, c->b + at, len * sizeof(*s->t));
 	s->nt = len;
-	s->capped = c->capped;
 	s->source = c->source == GT_STEPS_NVTX ? STEPS_NVTX : STEPS_PATTERN;
 	s->name = xstrdup(c->source == GT_STEPS_NVTX ?
 			  "NVTX range GPUTRACE_STEP names" :
