@@ -9,14 +9,15 @@
  * tokens, the prefix function of the reversed window gives, in O(window),
  * the smallest period of every suffix; the period of the longest suffix
  * that covers at least half the window and repeats three times or more is
- * the step length.  The first time one is found, the step's anchor is
- * chosen: a call that, with the few calls before it, occurs once per
- * period, the one after the longest pause (usually the first launch of a
- * step).  A period made of near copies of a shorter one that take alike
- * times (a kernel that differs every other step) is that many steps, and
- * the anchor comes once per step.  Its occurrences in the ring, and
- * every later one, are the step boundaries.  Memory: the rings, and one
- * time per step.
+ * the step length.  Once two checks in a row (or the last) agree on one,
+ * the step's anchor is chosen: a call that, with the few calls before
+ * it, occurs once per period, the one after the longest pause (usually
+ * the first launch of a step).  A period made of near copies of a shorter
+ * one that take alike times (a kernel that differs every other step) is
+ * that many steps, and the anchor comes once per step.  Its occurrences
+ * in the ring, and every later one, are the step boundaries.  A pattern
+ * of a few steps that stops gives way to the next (takes).  Memory: the
+ * rings, and one time per step.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "analyzer/util.h"
 
 #define CHECK_EVERY 1024
+#define MIN_LOOK 24             /* the fewest calls looked at, when fewer */
 
 /* The token at chronological position i (0 = oldest kept). */
 static size_t ring_pos(const struct period_det *p, size_t i)
@@ -85,8 +87,8 @@ static uint64_t gram(const struct period_det *p, size_t end, uint32_t w)
  * calls, at the same place in each; of those, the one after the longest
  * pauses (gt_anchor_pick_sub).  Its position in the ring, or -1.
  */
-static long choose_anchor(struct period_det *p, uint32_t period, uint32_t sub,
-			  size_t skip)
+static long choose_anchor(const struct period_det *p, uint32_t period,
+			  uint32_t sub, size_t skip, uint64_t *anchor, uint32_t *anchor_w)
 {
 	size_t len = ring_len(p) - skip, first = len - period;
 	uint64_t *h = xmalloc(3 * period * sizeof(*h)), *gap = h + period;
@@ -101,8 +103,8 @@ static long choose_anchor(struct period_det *p, uint32_t period, uint32_t sub,
 		}
 		at = gt_anchor_pick_sub(h, gap, period, sub, gap + period);
 		if (at >= 0) {
-			p->anchor = h[at];
-			p->anchor_w = w;
+			*anchor = h[at];
+			*anchor_w = w;
 		}
 	}
 	free(h);
@@ -127,54 +129,104 @@ static int even_steps(const struct period_det *p, uint32_t period,
 	return even;
 }
 
+/* A step starts at chronological position i: its bound. */
+static void bound_at(struct period_det *p, size_t i)
+{
+	add_bound(p, p->t[ring_pos(p, i)], call_before(p, i));
+	p->last_at = p->seen - ring_len(p) + i + 1;
+}
+
 /*
  * The steps, once a period is found: a step of sub calls when the period
  * is made of such steps (gt_sub_period) that take alike times, else the
- * whole period.
+ * whole period.  The anchor's occurrences in the ring after the last
+ * step of a pattern before are the steps found so far.
  */
 static void establish(struct period_det *p, uint32_t period, uint32_t sub,
 		      size_t skip)
 {
 	size_t len = ring_len(p);
-	long c = sub < period ? choose_anchor(p, period, sub, skip) : -1;
+	uint64_t h = 0, first = p->seen - len;
+	uint32_t w = 0;
+	long c = sub < period ? choose_anchor(p, period, sub, skip, &h, &w) : -1;
 
 	if (c >= 0 && even_steps(p, period, sub, (size_t)c))
 		period = sub;
-	else if (choose_anchor(p, period, period, skip) < 0)
+	else if (choose_anchor(p, period, period, skip, &h, &w) < 0)
 		return;
 	p->period = period;
-	for (size_t i = p->anchor_w - 1; i < len; i++)
-		if (gram(p, i, p->anchor_w) == p->anchor)
-			add_bound(p, p->t[ring_pos(p, i)], call_before(p, i));
+	p->anchor = h;
+	p->anchor_w = w;
+	p->pattern_nb = p->nb;
+	for (size_t i = w - 1; i < len; i++)
+		if (first + i + 1 > p->last_at && gram(p, i, w) == h)
+			bound_at(p, i);
 }
 
-static void check(struct period_det *p)
+/*
+ * The period of the newest calls: the newest may not be a whole step yet
+ * (or the program's last words), so look past a few of them; and the loop
+ * may have begun only lately (a long warm-up before it), so look at fewer
+ * calls.  *skip gets the calls looked past.
+ */
+static uint32_t newest_period(const uint32_t *rev, size_t len, int32_t *pi,
+			      size_t *skip, size_t *n, int fewer)
 {
-	size_t len = ring_len(p);
 	static const size_t skips[] = { 0, 1, 2, 4, 8, 16 };
+	uint32_t period;
+
+	for (size_t k = 0; k < ARRAY_SIZE(skips) && skips[k] < len; k++) {
+		*skip = skips[k];
+		for (*n = len - *skip; *n; *n = fewer && *n >= 2 * MIN_LOOK ? *n / 2 : 0)
+			if ((period = steps_suffix_period(rev + *skip, *n, pi)))
+				return period;
+	}
+	return 0;
+}
+
+#define FEW_STEPS 8             /* a pattern this short may give way */
+
+/*
+ * Whether a period found in the newest calls (of which the newest
+ * `newest` repeat it) is taken: the first one; or, when a pattern of a
+ * few steps came first (a step run eagerly before it is captured in a
+ * CUDA graph) and none of its steps began in those newest calls, the one
+ * that followed it.
+ */
+static int takes(const struct period_det *p, uint32_t period, uint32_t sub,
+		 uint64_t newest)
+{
+	if (!p->period)
+		return 1;
+	if (period == p->period || sub == p->period)
+		return 0;
+	return p->nb - p->pattern_nb < FEW_STEPS && p->last_at + newest <= p->seen;
+}
+
+/*
+ * A period is taken once two checks in a row found it (the first checks
+ * may see only the start of a step: a block of a deep model repeats), or
+ * at the last check, which also looks at fewer of the newest calls.
+ */
+static void check(struct period_det *p, int last)
+{
+	size_t len = ring_len(p), skip = 0, n = 0;
 	uint32_t *rev = xmalloc(len * sizeof(*rev));
 	int32_t *pi = xmalloc(len * sizeof(*pi));
-	uint32_t period = 0, sub;
-	size_t skip = 0;
+	uint32_t period, sub;
 
 	for (size_t i = 0; i < len; i++)      /* the newest first */
 		rev[i] = p->tok[ring_pos(p, len - 1 - i)];
-	/* the newest calls may not be a whole step yet (or the program's
-	 * last words): look past a few of them */
-	for (size_t k = 0; k < ARRAY_SIZE(skips) && skips[k] < len && !period; k++) {
-		skip = skips[k];
-		period = steps_suffix_period(rev + skip, len - skip, pi);
-	}
+	period = newest_period(rev, len, pi, &skip, &n, last);
 	sub = period ? gt_sub_period(rev + skip, period) : 0;
 	free(rev);
 	free(pi);
 	p->checks++;
-	if (!period)
-		return;
-	if (!p->period)
+	if (period && (period == p->cand || last) && takes(p, period, sub, skip + n / 2))
 		establish(p, period, sub, skip);
-	else if (period == p->period || sub == p->period)
+	else if (period && (period == p->period || sub == p->period))
 		p->agree++;
+	p->cand = period;
 }
 
 static struct period_det *det_of(struct diagnosis *d, uint32_t tid)
@@ -204,9 +256,9 @@ void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
 	p->seen++;
 	if (p->period && ring_len(p) >= p->anchor_w &&
 	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)
-		add_bound(p, t, call_before(p, ring_len(p) - 1));
+		bound_at(p, ring_len(p) - 1);
 	if (p->seen % CHECK_EVERY == 0)
-		check(p);
+		check(p, 0);
 }
 
 static uint64_t median_of(uint64_t *v, size_t n)
@@ -305,23 +357,31 @@ static uint64_t median_step(const struct period_det *p, uint64_t *b, size_t *n,
 	return med;
 }
 
+static uint64_t span_of(const struct period_det *p)
+{
+	return p->nb ? p->bounds[p->nb - 1] - p->bounds[0] : 0;
+}
+
 /*
  * The thread whose steps are the outer loop: among those that made a
- * tenth of the calls or more, the one with the longest median step (the
- * autograd thread repeats every backward pass, the main thread every
- * batch).
+ * tenth of the calls or more, and whose steps span half the time of the
+ * longest-lasting steps or more (not a pattern that stopped: autograd's
+ * thread once the step is a CUDA graph), the one with the longest median
+ * step (the autograd thread repeats every backward pass, the main thread
+ * every batch).
  */
 int steps_period_pick(struct diagnosis *d, struct step_stats *s)
 {
 	struct period_det *best = NULL;
-	uint64_t most = 0, best_med = 0;
+	uint64_t most = 0, best_med = 0, longest = 0;
 	uint32_t q = 1;
 
 	for (size_t i = 0; i < d->ndet; i++) {
-		if (!d->det[i].period && d->det[i].seen % CHECK_EVERY)
-			check(&d->det[i]);  /* the tokens since the last check */
+		check(&d->det[i], 1);       /* the last check */
 		if (d->det[i].seen > most)
 			most = d->det[i].seen;
+		if (span_of(&d->det[i]) > longest)
+			longest = span_of(&d->det[i]);
 	}
 	for (size_t i = 0; i < d->ndet; i++) {
 		struct period_det *p = &d->det[i];
@@ -329,7 +389,7 @@ int steps_period_pick(struct diagnosis *d, struct step_stats *s)
 		size_t n;
 		uint32_t pq;
 
-		if (p->nb < 3 || 10 * p->seen < most)
+		if (p->nb < 3 || 10 * p->seen < most || 2 * span_of(p) < longest)
 			continue;
 		b = xmalloc(p->nb * sizeof(*b));
 		med = median_step(p, b, &n, &pq);

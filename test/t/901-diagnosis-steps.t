@@ -181,6 +181,50 @@ sub alternating {
 		or diag(explain($s));
 }
 
+# ---- a deep model: 48 alike blocks a step ----------------------------------
+# A step is 48 blocks of the same 13 launches and 2 of its own; after 400
+# launches of set-up, the first calls looked at hold one step's blocks,
+# which repeat.  Then the same step run eagerly a few times before it is
+# captured in a CUDA graph and replayed: the steps are the replays.
+sub deep_step {
+	my ($g, $t) = @_;
+
+	for my $blk (0 .. 47) {
+		$g->launch(1, $t + ($blk * 13 + $_) * 20 * $US, 5 * $US, fn => $_ + 1) for 0 .. 12;
+	}
+	$g->launch(1, $t + (624 + $_) * 20 * $US, 5 * $US, fn => 20 + $_) for 0 .. 1;
+	$g->kernel($t + 30 * $US, $t + 12600 * $US);
+	return $t + 20 * $MS;
+}
+{
+	my $g = GtDiag->new;
+	my $t = 50 * $MS;
+
+	$g->launch(1, $_ * 100 * $US, 5 * $US, fn => 100 + $_) for 0 .. 399;
+	$t = deep_step($g, $t) for 0 .. 29;
+	my $s = $g->analyze->{steps};
+
+	is($s->{period}, 626, 'deep model: a step is the 48 blocks and the rest')
+		or diag(explain($s));
+	is($s->{p50_ns}, 20 * $MS, 'deep model: 20 ms steps');
+}
+{
+	my $g = GtDiag->new;
+	my $t = 0;
+
+	$t = deep_step($g, $t) for 0 .. 4;
+	for my $i (0 .. 99) {
+		$g->graph_launch(1, $t, 10 * $US);
+		$g->kernel($t + 20 * $US, $t + 6900 * $US);
+		$t += 7 * $MS;
+	}
+	my $s = $g->analyze->{steps};
+
+	is($s->{period}, 1, 'graph replays: a graph launch a step') or diag(explain($s));
+	ok($s->{count} >= 99, 'graph replays: every replay a step');
+	is($s->{p50_ns}, 7 * $MS, 'graph replays: 7 ms steps');
+}
+
 # ---- the marker GPUTRACE_STEP names wins ---------------------------------
 # Two micro-batches of the same four launches a step, a top-level NVTX
 # range around each micro-batch: the library marked the steps where the
