@@ -50,6 +50,7 @@ def main():
     ap.add_argument("--host-ms", type=float, default=1.5)
     args = ap.parse_args()
 
+    jax.config.update("jax_default_matmul_precision", "tensorfloat32")
     step = jax.jit(train_step, donate_argnums=0)
     params = init(jax.random.PRNGKey(0), args.width, args.layers)
     x = jax.random.normal(jax.random.PRNGKey(1), (args.batch, args.width), jnp.float32)
