@@ -139,12 +139,19 @@ static void add_bound(struct st_thread *p, uint64_t t)
 
 /* ---- finding the period and the anchor ------------------------------------ */
 
+/* A step's first call: the hash of the calls up to it, their number, and
+ * its own token. */
+struct st_anchor {
+	uint64_t h;
+	uint32_t w, tok;
+};
+
 /*
  * The anchor among the last period calls before skip ones, once per step
- * of sub calls (see the top); its position in the ring, or -1.
+ * of sub calls (see the top), in *a; its position in the ring, or -1.
  */
-static long choose_anchor(struct st_thread *p, uint32_t period, uint32_t sub,
-			  size_t skip)
+static long choose_anchor(const struct st_thread *p, uint32_t period, uint32_t sub,
+			  size_t skip, struct st_anchor *a)
 {
 	size_t first = ring_len(p) - skip - period;
 	long at = -1;
@@ -157,11 +164,9 @@ static long choose_anchor(struct st_thread *p, uint32_t period, uint32_t sub,
 			st.gap[i] = p->t[ring_pos(p, c)] - p->t[ring_pos(p, c - 1)];
 		}
 		at = gt_anchor_pick_sub(st.h, st.gap, period, sub, st.v);
-		if (at >= 0) {
-			p->anchor = st.h[at];
-			p->anchor_w = w;
-			p->anchor_tok = p->tok[ring_pos(p, first + (size_t)at)];
-		}
+		if (at >= 0)
+			*a = (struct st_anchor){ st.h[at], w,
+						 p->tok[ring_pos(p, first + (size_t)at)] };
 	}
 	return at >= 0 ? (long)(first + (size_t)at) : -1;
 }
@@ -183,17 +188,17 @@ static int even_steps(const struct st_thread *p, uint32_t period, uint32_t sub,
 
 /*
  * The anchor of a step of sub calls when the period is made of such
- * steps that take alike times, else of the whole period; the calls per
- * step, or 0 if no anchor.
+ * steps that take alike times, else of the whole period, in *a; the
+ * calls per step, or 0 if no anchor.
  */
-static uint32_t choose_step(struct st_thread *p, uint32_t period, uint32_t sub,
-			    size_t skip)
+static uint32_t choose_step(const struct st_thread *p, uint32_t period,
+			    uint32_t sub, size_t skip, struct st_anchor *a)
 {
-	long c = sub < period ? choose_anchor(p, period, sub, skip) : -1;
+	long c = sub < period ? choose_anchor(p, period, sub, skip, a) : -1;
 
 	if (c >= 0 && even_steps(p, period, sub, (size_t)c))
 		return sub;
-	return choose_anchor(p, period, period, skip) >= 0 ? period : 0;
+	return choose_anchor(p, period, period, skip, a) >= 0 ? period : 0;
 }
 
 /* Median of the last (at most ST_MEDIAN_OF) steps of p, 0 if under 2. */
@@ -227,10 +232,14 @@ static void establish(struct st_thread *p, uint32_t period, uint32_t sub,
 		      size_t skip)
 {
 	size_t len = ring_len(p);
+	struct st_anchor a;
 
-	period = choose_step(p, period, sub, skip);
+	period = choose_step(p, period, sub, skip, &a);
 	if (!period)
 		return;
+	p->anchor = a.h;
+	p->anchor_w = a.w;
+	p->anchor_tok = a.tok;
 	p->prev_period = p->period * p->group;
 	p->period = period;
 	p->group = group_of(p);
