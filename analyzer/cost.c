@@ -54,6 +54,10 @@ static void add_steps(struct cost_stats *s, const struct dump_record *rec)
 	uint64_t t = 0;
 	int cont = rec->steps.h.seq == s->next_seq;
 
+	if (!s->nb || s->source == rec->steps.h.source)
+		s->source = rec->steps.h.source;
+	else
+		s->source = 0;
 	for (uint32_t i = 0; i < rec->steps.h.count; i++) {
 		t = dump_steps_next(rec, &pos, t);
 		add_bound(s, t, i ? 1 : cont);

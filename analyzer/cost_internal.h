@@ -23,6 +23,8 @@ struct cost_stats {
 	uint8_t *cont;              /* cont[i]: b[i] follows b[i - 1] */
 	size_t nb, cap;
 	uint64_t next_seq;          /* the seq the next boundary should have */
+	uint32_t source;            /* enum gt_step_source of every chunk, 0
+				       if they differ */
 	int capped;
 	struct cost_window *win;    /* by seq - 1 */
 	size_t nwin;

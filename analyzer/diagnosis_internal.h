@@ -208,11 +208,16 @@ struct period_det {
 	uint64_t *t;
 	uint64_t seen;                  /* tokens so far */
 	uint32_t period;                /* launches per step, 0 = none yet */
+	uint32_t cand;                  /* the period the last check found */
 	uint64_t anchor;                /* hash of the w tokens ending at the
 					   call that starts a step */
 	uint32_t anchor_w;
 	uint64_t *bounds;               /* step starts: anchor launches */
+	uint64_t *ends;                 /* each one's call before: the end
+					   of the step before's calls */
 	size_t nb, capb;
+	size_t pattern_nb;              /* nb when the period was taken */
+	uint64_t last_at;               /* calls seen up to the last bound */
 	int capped;                     /* bounds reached DIAG_MAX_STEPS */
 	uint32_t checks, agree;         /* checks made, agreeing with period */
 };

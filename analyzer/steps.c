@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * steps.c - the training steps and their times.  NVTX ranges when the
- * program marks its steps (steps_nvtx.c), else the period of the launch
- * sequence (steps_period.c).  Step i runs from its start to the next
+ * steps.c - the training steps and their times.  The steps the library
+ * found from the marker the user named (GPUTRACE_STEP=nvtx:NAME or
+ * kernel:TEXT) when it wrote them, else NVTX ranges when the program marks
+ * its steps (steps_nvtx.c), else the period of the launch sequence
+ * (steps_period.c).  Step i runs from its start to the next
  * step's start, so time between marked ranges (loading the next batch)
  * belongs to a step.  The first steps that are much slower than the
  * median (compilation, autotuning, allocator warm-up) are the warm-up,
@@ -13,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/cost_internal.h"
 #include "analyzer/diagnosis_internal.h"
+#include "analyzer/model.h"
 #include "analyzer/util.h"
+#include "gputrace/format.h"
 
 #define WARMUP_FACTOR 1.5       /* a first step this much slower: warm-up */
 
@@ -106,12 +111,42 @@ static void stats(struct step_stats *s)
 	outliers(s, n);
 }
 
+/*
+ * The steps the library marked where GPUTRACE_STEP told it to: the user's
+ * word wins over any guess.  The longest run of boundaries with no gap in
+ * their numbers.
+ */
+static int marker_pick(const struct model *m, struct step_stats *s)
+{
+	const struct cost_stats *c = m->cost;
+	size_t run = 0, len = 0, at = 0;
+
+	if (!c || (c->source != GT_STEPS_NVTX && c->source != GT_STEPS_KERNEL))
+		return 0;
+	for (size_t i = 0; i < c->nb; i++) {
+		run = i && c->cont[i] ? run + 1 : 1;
+		if (run > len)
+			len = run, at = i + 1 - run;
+	}
+	if (len < 3)
+		return 0;
+	s->capped = c->capped || len > DIAG_MAX_STEPS;
+	len = len > DIAG_MAX_STEPS ? DIAG_MAX_STEPS : len;
+	s->t = xmalloc(len * sizeof(*s->t));
+	memcpy(s->t, c->b + at, len * sizeof(*s->t));
+	s->nt = len;
+	s->source = c->source == GT_STEPS_NVTX ? STEPS_NVTX : STEPS_PATTERN;
+	s->name = xstrdup(c->source == GT_STEPS_NVTX ?
+			  "NVTX range GPUTRACE_STEP names" :
+			  "kernel GPUTRACE_STEP names");
+	return 1;
+}
+
 void steps_finish(struct model *m, struct diagnosis *d)
 {
 	struct step_stats *s = &d->steps;
 
-	(void)m;
-	if (!steps_nvtx_pick(d, s) && !steps_period_pick(d, s))
+	if (!marker_pick(m, s) && !steps_nvtx_pick(d, s) && !steps_period_pick(d, s))
 		return;
 	if (s->nt < 3) {                /* fewer than two steps: no statistics */
 		steps_release(s);

@@ -8,7 +8,8 @@
  * computed (gputrace/period.h, O(ST_RING)); when two checks in a row
  * agree, the step's anchor is chosen as the analyzer does: a call that,
  * with the few calls before it, comes once per period, the one after the
- * longest pause.  From then on each call equal to the anchor's last token
+ * longest pause (once per step, when the period is made of near copies
+ * of a step that take alike times: gt_sub_period).  From then on each call equal to the anchor's last token
  * is checked against it and, when it matches, starts a step.  The thread
  * with the longest steps is the outer loop (the primary), and its
  * boundaries are what the dump gets and what the windows follow.  Steps
@@ -138,8 +139,19 @@ static void add_bound(struct st_thread *p, uint64_t t)
 
 /* ---- finding the period and the anchor ------------------------------------ */
 
-/* The anchor among the last period calls before skip ones: see the top. */
-static int choose_anchor(struct st_thread *p, uint32_t period, size_t skip)
+/* A step's first call: the hash of the calls up to it, their number, and
+ * its own token. */
+struct st_anchor {
+	uint64_t h;
+	uint32_t w, tok;
+};
+
+/*
+ * The anchor among the last period calls before skip ones, once per step
+ * of sub calls (see the top), in *a; its position in the ring, or -1.
+ */
+static long choose_anchor(const struct st_thread *p, uint32_t period, uint32_t sub,
+			  size_t skip, struct st_anchor *a)
 {
 	size_t first = ring_len(p) - skip - period;
 	long at = -1;
@@ -151,14 +163,42 @@ static int choose_anchor(struct st_thread *p, uint32_t period, size_t skip)
 			st.h[i] = gram(p, c, w);
 			st.gap[i] = p->t[ring_pos(p, c)] - p->t[ring_pos(p, c - 1)];
 		}
-		at = gt_anchor_pick(st.h, st.gap, period, st.v);
-		if (at >= 0) {
-			p->anchor = st.h[at];
-			p->anchor_w = w;
-			p->anchor_tok = p->tok[ring_pos(p, first + (size_t)at)];
-		}
+		at = gt_anchor_pick_sub(st.h, st.gap, period, sub, st.v);
+		if (at >= 0)
+			*a = (struct st_anchor){ st.h[at], w,
+						 p->tok[ring_pos(p, first + (size_t)at)] };
 	}
-	return at >= 0;
+	return at >= 0 ? (long)(first + (size_t)at) : -1;
+}
+
+/*
+ * Whether a period's steps of sub calls take alike times
+ * (gt_even_steps), over the periods before ring position c.
+ */
+static int even_steps(const struct st_thread *p, uint32_t period, uint32_t sub,
+		      size_t c)
+{
+	size_t blocks = c / period < 8 ? c / period : 8;
+	size_t from = c - blocks * period;
+
+	for (size_t i = 0; i < blocks * period; i++)
+		st.v[i] = p->t[ring_pos(p, from + i)];
+	return gt_even_steps(st.v, period, sub, blocks);
+}
+
+/*
+ * The anchor of a step of sub calls when the period is made of such
+ * steps that take alike times, else of the whole period, in *a; the
+ * calls per step, or 0 if no anchor.
+ */
+static uint32_t choose_step(const struct st_thread *p, uint32_t period,
+			    uint32_t sub, size_t skip, struct st_anchor *a)
+{
+	long c = sub < period ? choose_anchor(p, period, sub, skip, a) : -1;
+
+	if (c >= 0 && even_steps(p, period, sub, (size_t)c))
+		return sub;
+	return choose_anchor(p, period, period, skip, a) >= 0 ? period : 0;
 }
 
 /* Median of the last (at most ST_MEDIAN_OF) steps of p, 0 if under 2. */
@@ -188,12 +228,18 @@ static uint32_t group_of(const struct st_thread *p)
 }
 
 /* A period agreed on twice: the anchor, and the steps already in the ring. */
-static void establish(struct st_thread *p, uint32_t period, size_t skip)
+static void establish(struct st_thread *p, uint32_t period, uint32_t sub,
+		      size_t skip)
 {
 	size_t len = ring_len(p);
+	struct st_anchor a;
 
-	if (!choose_anchor(p, period, skip))
+	period = choose_step(p, period, sub, skip, &a);
+	if (!period)
 		return;
+	p->anchor = a.h;
+	p->anchor_w = a.w;
+	p->anchor_tok = a.tok;
 	p->prev_period = p->period * p->group;
 	p->period = period;
 	p->group = group_of(p);
@@ -212,7 +258,7 @@ static void check(struct st_thread *p, int final)
 {
 	static const size_t skips[] = { 0, 1, 2, 4, 8, 16 };
 	size_t len = ring_len(p), skip = 0;
-	uint32_t period = 0;
+	uint32_t period = 0, sub;
 
 	for (size_t i = 0; i < len; i++)        /* the newest first */
 		st.rev[i] = p->tok[ring_pos(p, len - 1 - i)];
@@ -223,9 +269,10 @@ static void check(struct st_thread *p, int final)
 		for (size_t n = len - skip; skip + 24 <= len && n >= 24 && !period; n /= 2)
 			period = gt_suffix_period(st.rev + skip, n, st.pi);
 	}
+	sub = period ? gt_sub_period(st.rev + skip, period) : 0;
 	if (period && (period == p->cand || final) && period != p->period &&
-	    len >= skip + period + ST_GRAM)
-		establish(p, period, skip);
+	    sub != p->period && len >= skip + period + ST_GRAM)
+		establish(p, period, sub, skip);
 	p->cand = period;
 }
 

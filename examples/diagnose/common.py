@@ -3,11 +3,16 @@
 known while, timing the steady steps, how long to run (--steps, or for
 DIAG_UNTIL seconds from the first step, so that a GPU timing window of the
 tracer falls in the steady steps), and the "truth" line the GPU check
-reads (ms per step, batch size, steps)."""
+reads (ms per step, batch size, steps).  The timer waits for the GPU with
+torch.cuda.synchronize unless given another wait (a JAX program's)."""
 import os
 import time
 
-import torch
+
+def torch_sync():
+    """Wait for all of this process's work on the GPU (PyTorch)."""
+    import torch
+    torch.cuda.synchronize()
 
 
 def burn(ms):
@@ -20,10 +25,12 @@ def burn(ms):
 
 
 class Timer:
-    """Times steps after the first `warmup`, synchronizing at both ends."""
+    """Times steps after the first `warmup`, synchronizing at both ends
+    with `sync` (a function that waits for the GPU)."""
 
-    def __init__(self, warmup, steps=None):
+    def __init__(self, warmup, steps=None, sync=torch_sync):
         self.warmup, self.n, self.t0, self.steps = warmup, 0, None, steps
+        self.sync = sync
         self.until = float(os.environ.get("DIAG_UNTIL", "0"))
         self.begin = time.perf_counter()
 
@@ -38,11 +45,11 @@ class Timer:
     def step(self):
         self.n += 1
         if self.n == self.warmup:
-            torch.cuda.synchronize()
+            self.sync()
             self.t0 = time.perf_counter()
 
     def report(self, batch, extra=""):
-        torch.cuda.synchronize()
+        self.sync()
         steps = self.n - self.warmup
         ms = (time.perf_counter() - self.t0) * 1000.0 / max(steps, 1)
         print(f"truth ms_per_step={ms:.4f} batch={batch} steps={steps}{extra}", flush=True)

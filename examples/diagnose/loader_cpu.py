@@ -6,9 +6,14 @@ loop; the GPU waits for every batch).  Its fixed twin is --workers 8
 (persistent workers load ahead).  Under `taskset -c 0` the one CPU it may
 use is saturated: cpu_preprocessing.
 
+With --io each sample waits instead of computing (time.sleep: reading from
+a slow disk or over the network), so the CPU is mostly idle.  Expected
+with too few workers (--workers 2): data_supply; fixed twin: --workers 16.
+
     python3 loader_cpu.py --workers 0 --steps 60
 """
 import argparse
+import time
 
 import torch
 from torch.utils.data import DataLoader, Dataset
@@ -17,16 +22,20 @@ from common import Timer, burn
 
 
 class Slow(Dataset):
-    """Samples that cost `ms` of CPU each to make (decode + augment)."""
+    """Samples that cost `ms` of CPU each to make (decode + augment), or
+    with `io` that take `ms` of waiting each (a read)."""
 
-    def __init__(self, n, features, ms):
-        self.n, self.features, self.ms = n, features, ms
+    def __init__(self, n, features, ms, io=False):
+        self.n, self.features, self.ms, self.io = n, features, ms, io
 
     def __len__(self):
         return self.n
 
     def __getitem__(self, i):
-        burn(self.ms)
+        if self.io:
+            time.sleep(self.ms / 1000.0)
+        else:
+            burn(self.ms)
         return torch.full((self.features,), float(i % 7)), i % 10
 
 
@@ -37,6 +46,7 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--sample-ms", type=float, default=0.5)
     ap.add_argument("--width", type=int, default=2048)
+    ap.add_argument("--io", action="store_true")
     args = ap.parse_args()
 
     torch.backends.cuda.matmul.allow_tf32 = True
@@ -44,7 +54,7 @@ def main():
                                   (torch.nn.Linear(args.width, args.width), torch.nn.ReLU())],
                                 torch.nn.Linear(args.width, 10)).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    data = Slow(100000 * args.batch, args.width, args.sample_ms)
+    data = Slow(100000 * args.batch, args.width, args.sample_ms, args.io)
     loader = DataLoader(data, batch_size=args.batch, num_workers=args.workers,
                         persistent_workers=args.workers > 0, pin_memory=True,
                         prefetch_factor=4 if args.workers else None)

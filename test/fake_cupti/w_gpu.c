@@ -6,7 +6,7 @@
  *
  *   w_gpu [--sleep-us=N] [--threads=T] [--idle-ms=M] [--setup-ms=S]
  *         [--init-reps=R] [--random] [--raise-at=I] [--own-handler]
- *         [--touch-at=I] [ITERS]
+ *         [--touch-at=I] [--alternate] [ITERS]
  *
  * Each iteration on each thread: two kernel launches (vecAdd 4x256,
  * scale 2x128), a HtoD copy of 4096 bytes (pageable), a DtoH async copy
@@ -21,8 +21,10 @@
  * the calls never repeat with a period.  --raise-at: the first thread
  * raises SIGUSR2 before iteration I; --own-handler: the program has its
  * own SIGUSR2 handler (counted in the truth line); --touch-at: it creates
- * the file $W_GPU_TRIGGER before iteration I.  Prints "truth ..." lines
- * with the counts.
+ * the file $W_GPU_TRIGGER before iteration I.  --alternate: six more
+ * launches of scale an iteration, one of them on a grid of 3 every other
+ * iteration (a kernel's shape picked by the batch): the calls repeat
+ * every two iterations.  Prints "truth ..." lines with the counts.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -54,7 +56,7 @@ static struct {
 static CUcontext ctx;
 static CUfunction vecadd, scale;
 static long iters = 10, sleep_us, idle_ms, setup_ms, init_reps, random_order;
-static long raise_at = -1, own_handler, touch_at = -1;
+static long raise_at = -1, own_handler, touch_at = -1, alternate;
 static volatile sig_atomic_t handler_calls;
 static unsigned setup_calls;
 
@@ -131,8 +133,10 @@ static void launch_random(CUstream s, CUdeviceptr d, unsigned r)
 }
 
 static void iteration(CUstream s, CUdeviceptr d, unsigned char *h,
-		      unsigned *seed)
+		      unsigned *seed, long i)
 {
+	for (int k = 0; alternate && k < 6; k++)
+		launch_scale(s, d, k == 3 && i % 2 ? 3 : 2);
 	if (random_order) {
 		launch_random(s, d, (unsigned)rand_r(seed));
 		launch_random(s, d, (unsigned)rand_r(seed));
@@ -229,7 +233,7 @@ static void *thread_main(void *arg)
 	for (long i = 0; i < iters; i++) {
 		if (!arg)
 			before(i);
-		iteration(s, d, h, &seed);
+		iteration(s, d, h, &seed, i);
 		if (sleep_us)
 			nanosleep(&ts, NULL);
 	}
@@ -255,6 +259,10 @@ int main(int argc, char **argv)
 			*(argv[i][2] == 'r' ? &random_order : &own_handler) = 1;
 			continue;
 		}
+		if (!strcmp(argv[i], "--alternate")) {
+			alternate = 1;
+			continue;
+		}
 		iters = strtol(argv[i], NULL, 10);
 	}
 	if (threads < 1 || threads > 16)
@@ -276,7 +284,7 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	printf("truth threads=%ld iters=%ld kernels=%ld copies=%ld sets=%ld "
 	       "syncs=%ld handler_calls=%d setup_launches=%u\n", threads, iters,
-	       2 * threads * iters, 2 * threads * iters, threads * iters,
+	       (alternate ? 8 : 2) * threads * iters, 2 * threads * iters, threads * iters,
 	       threads * iters, (int)handler_calls, setup_calls);
 	return 0;
 }

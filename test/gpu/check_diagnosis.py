@@ -2,8 +2,10 @@
 """check_diagnosis.py - the diagnosis suite (examples/diagnose/suite.json)
 on a real GPU.
 
-Each workload is built to have one known bottleneck.  It is traced in the
-library's default settings (GPU windows placed on the program's steady
+Each workload is built to have one known bottleneck.  It runs with the
+variables its "env" names (CUDA_LAUNCH_BLOCKING=1: a setting left in the
+environment), its twin with its own.  It is traced in the library's
+default settings (GPU windows placed on the program's steady
 steps; GT_DIAG_GPU=all: every kernel of the whole run; GT_DIAG_GPU=clock:
 one window by the clock, scaled into the steps) and analyzed; in the
 default settings each run must have a window placed on its steps, holding
@@ -92,13 +94,13 @@ def check_window(name, j):
     verdict(f"diag-window-{name}", ok, detail)
 
 
-def trace(cmd, name):
+def trace(cmd, name, extra_env=None):
     """Like gpulib.trace, but when several processes wrote dumps (taskset
     execs python) the one with the most events is analyzed, and a program
     that fails after writing its dump and its timing is failed apart (the
     tracer must never hurt it) but still diagnosed."""
     env = dict(gpu_env(cmd), LD_PRELOAD=LIB,
-               GPUTRACE_OUTPUT=os.path.join(WORK, name + "-%p.bin"))
+               GPUTRACE_OUTPUT=os.path.join(WORK, name + "-%p.bin"), **(extra_env or {}))
     rc, out, err = sh(cmd, env)
     dumps = re.findall(r"gputrace: wrote (\S+) \((\d+) events", err)
     if rc != 0:
@@ -112,9 +114,11 @@ def trace(cmd, name):
     return truth(out), json.loads(js), dump
 
 
-def traced(name, cmd, cuda, cache):
+def traced(w, cuda, cache):
+    """A workload or twin (its name, cmd and env), traced once."""
+    name = w["name"]
     if name not in cache:
-        t, j, dump = trace(command(cmd, cuda), "diag-" + name)
+        t, j, dump = trace(command(w["cmd"], cuda), "diag-" + name, w.get("env"))
         if MODE == "default":
             check_window(name, j)
         keep(name, dump)
@@ -152,7 +156,7 @@ def measured_gain(w, t, j, tt, tj):
 def check_twin(w, j, t, cuda, cache, row):
     tw = w["twin"]
     try:
-        tt, tj = traced(tw["name"], tw["cmd"], cuda, cache)
+        tt, tj = traced(tw, cuda, cache)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         verdict(f"diag-gain-{w['name']}", False, f"twin {tw['name']}: {str(e)[:300]}")
         return
@@ -173,7 +177,7 @@ def check_one(w, cuda, cache, rows):
     row = {"name": w["name"], "expect": w["expect"], "got": "-", "score": "-"}
     rows.append(row)
     try:
-        t, j = traced(w["name"], w["cmd"], cuda, cache)
+        t, j = traced(w, cuda, cache)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         verdict(f"diag-{w['name']}", False, str(e)[:500])
         return

@@ -28,7 +28,7 @@ use GtDump qw(:DEFAULT run_analyzer);
 use constant {
 	KIND_HOSTALLOC => 6, KIND_NCCL => 7, KIND_NVTX => 8,
 	CHUNK_STACK => 11, CHUNK_GPU => 13, CHUNK_SAMPLE => 15,
-	CHUNK_ENV => 16, CHUNK_WINDOW => 18, CHUNK_CLOCK => 19,
+	CHUNK_ENV => 16, CHUNK_WINDOW => 18, CHUNK_CLOCK => 19, CHUNK_STEPS => 21,
 	GPU_KERNEL => 1, GPU_MEMCPY => 2, GPU_GRAPH => 5, GPU_STATE => 6,
 	SCOPE_HOST => 0xffffffff, SCOPE_CUDA => 0x40000000,
 	MEM_PAGEABLE => 1, MEM_PINNED => 2, COPYF_STAGED => 16,
@@ -272,6 +272,17 @@ sub write_samples {
 	}
 }
 
+# Step boundaries the library wrote (GT_CHUNK_STEPS): source 1 the launch
+# pattern, 2 GPUTRACE_STEP=nvtx:NAME, 3 GPUTRACE_STEP=kernel:TEXT.
+sub library_steps {
+	my ($self, $source, @b) = @_;
+	my $p = pack('V V Q< Q< V V', scalar @b, $source, $b[0], 1, 0, 1);
+
+	$p .= GtDump::varint($b[$_] - $b[$_ - 1]) for 1 .. $#b;
+	$self->{steps_chunk} = $p;
+	return $self;
+}
+
 sub dump_path {
 	my ($self) = @_;
 	my $d = GtDump->new(pid => 42, start_ns => 0);
@@ -285,6 +296,7 @@ sub dump_path {
 	$self->write_events($d);
 	$self->write_gpu($d);
 	$self->write_samples($d);
+	$d->add_chunk(CHUNK_STEPS, $self->{steps_chunk}) if $self->{steps_chunk};
 	for my $l (values %{ $self->{events} }) {
 		$last = $_->{t0} + ($_->{dur} // 0) > $last ? $_->{t0} + ($_->{dur} // 0) : $last
 			for @$l;

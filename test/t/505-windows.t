@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # 505-windows.t - where GPU windows go in the default settings, on the fake
 # driver and CUPTI (w_gpu): on the program's steady steps once they are
-# found (after a set-up that launches now and then), by the clock when no
+# found (after a set-up that launches now and then; a step of calls that
+# differ every other step is one step), by the clock when no
 # step repeats, on a signal (the program's own handler still runs) or a
 # trigger file, and on a range of steps; a run with no window says why;
 # and the run's own measure of what its windows cost, checked against a
@@ -81,6 +82,16 @@ subtest 'set-up, then steady steps: the first window covers whole steady steps' 
 	     'the report says where the window went');
 	like(text_of($r), qr/tracing cost in this run: [-+][\d.]+% per step inside GPU windows/,
 	     'and what it cost');
+};
+
+subtest 'a kernel whose shape differs every other step: the step is one iteration' => sub {
+	my $r = run_gpu(['--alternate', '--sleep-us=5000', 300]);
+
+	ran_ok($r, 'alternate') or return;
+	my $c = $r->{json}{tracing_cost} // {};
+
+	cmp_ok($c->{steps} // 0, '>=', 250, 'a step per iteration, not per two');
+	cmp_ok($c->{steps} // 0, '<=', 300, 'no more steps than the loop ran');
 };
 
 subtest 'no step repeats: the clock places the window' => sub {

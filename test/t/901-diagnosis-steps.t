@@ -2,7 +2,9 @@
 # 901-diagnosis-steps.t - training steps on synthetic dumps: from NVTX
 # ranges (the repeated top-level name, start to start, framework ranges
 # left out, steps inside epochs), from the launch pattern (with a warm-up
-# whose kernels differ, and with pauses between groups of launches);
+# whose kernels differ, with pauses between groups of launches, with
+# batches that come in pairs from two DataLoader workers, with a kernel
+# that differs every other step), from the marker GPUTRACE_STEP named;
 # warm-up steps shown apart, outliers beyond 3 sigma; the warm-up's idle
 # time kept out of the steady state; GPU records that make no sense.
 use strict;
@@ -118,6 +120,147 @@ my $MS = 1000 * $US;
 
 	is($j->{steps}{p50_ns}, 20 * $MS, 'pauses: a step is the group and its pause');
 	is($j->{steps}{period}, 5, 'pauses: five launches per step');
+}
+
+# ---- launch pattern: two DataLoader workers deliver batches in pairs -----
+# Each batch is 9 ms of launches; the workers, started together, finish a
+# batch each every 72 ms, so every other step waits for the next pair.
+# The step is the batch (36 ms on average), not the pair.
+{
+	my $g = GtDiag->new;
+	my $t = 0;
+
+	for my $i (0 .. 139) {
+		$t = ($i / 2) * 72 * $MS + 200 * $US unless $i % 2;
+		$g->copy(1, $t, 20 * $US, dir => 'htod', memory => 'pinned', bytes => 262144);
+		$g->copy(1, $t + 30 * $US, 10 * $US, dir => 'htod', memory => 'pinned', bytes => 256);
+		$g->launch(1, $t + 100 * $US + $_ * $MS, 10 * $US, fn => $_ + 1) for 0 .. 8;
+		$g->kernel($t + 110 * $US, $t + 9 * $MS);
+		$t += 9 * $MS + 500 * $US;
+	}
+	my $s = $g->analyze->{steps};
+
+	is($s->{period}, 11, 'paired batches: eleven GPU calls per step')
+		or diag(explain($s));
+	ok($s->{count} >= 130, 'paired batches: a step per batch')
+		or diag(explain($s));
+	ok($s->{mean_ns} > 30 * $MS && $s->{mean_ns} < 42 * $MS,
+	   'paired batches: 36 ms per step on average') or diag(explain($s));
+}
+
+# ---- launch pattern: a kernel that differs every other step --------------
+# Every second batch runs one other kernel (a shape of the batch picks
+# it): the calls repeat every two steps, the step is still one batch.
+# When the two steps take different times they are two kinds of step
+# (a GAN's generator and discriminator): the period stays whole.
+sub alternating {
+	my (@busy) = @_;
+	my $g = GtDiag->new;
+	my $t = 0;
+
+	for my $i (0 .. 139) {
+		my $b = $busy[$i % 2];
+
+		$g->copy(1, $t, 20 * $US, dir => 'htod', memory => 'pinned');
+		$g->launch(1, $t + 100 * $US + $_ * $b / 10, 10 * $US,
+			   fn => $_ == 4 && $i % 2 ? 20 : $_ + 1) for 0 .. 9;
+		$g->kernel($t + 110 * $US, $t + $b);
+		$t += $b + 2 * $MS;
+	}
+	return $g->analyze->{steps};
+}
+{
+	my $s = alternating(34 * $MS, 34 * $MS);
+
+	is($s->{period}, 11, 'alternating kernel: eleven GPU calls per step')
+		or diag(explain($s));
+	is($s->{p50_ns}, 36 * $MS, 'alternating kernel: 36 ms steps');
+	ok($s->{count} >= 130, 'alternating kernel: a step per batch');
+	$s = alternating(10 * $MS, 60 * $MS);
+	is($s->{period}, 22, 'two kinds of step: the period stays whole')
+		or diag(explain($s));
+}
+
+# ---- a deep model: 48 alike blocks a step ----------------------------------
+# A step is 48 blocks of the same 13 launches and 2 of its own; after 400
+# launches of set-up, the first calls looked at hold one step's blocks,
+# which repeat.  Then the same step run eagerly a few times before it is
+# captured in a CUDA graph and replayed: the steps are the replays.
+sub deep_step {
+	my ($g, $t) = @_;
+
+	for my $blk (0 .. 47) {
+		$g->launch(1, $t + ($blk * 13 + $_) * 20 * $US, 5 * $US, fn => $_ + 1) for 0 .. 12;
+	}
+	$g->launch(1, $t + (624 + $_) * 20 * $US, 5 * $US, fn => 20 + $_) for 0 .. 1;
+	$g->kernel($t + 30 * $US, $t + 12600 * $US);
+	return $t + 20 * $MS;
+}
+{
+	my $g = GtDiag->new;
+	my $t = 50 * $MS;
+
+	$g->launch(1, $_ * 100 * $US, 5 * $US, fn => 100 + $_) for 0 .. 399;
+	$t = deep_step($g, $t) for 0 .. 29;
+	my $s = $g->analyze->{steps};
+
+	is($s->{period}, 626, 'deep model: a step is the 48 blocks and the rest')
+		or diag(explain($s));
+	is($s->{p50_ns}, 20 * $MS, 'deep model: 20 ms steps');
+}
+{
+	my $g = GtDiag->new;
+	my $t = 0;
+
+	$t = deep_step($g, $t) for 0 .. 4;
+	for my $i (0 .. 99) {
+		$g->graph_launch(1, $t, 10 * $US);
+		$g->kernel($t + 20 * $US, $t + 6900 * $US);
+		$t += 7 * $MS;
+	}
+	my $s = $g->analyze->{steps};
+
+	is($s->{period}, 1, 'graph replays: a graph launch a step') or diag(explain($s));
+	ok($s->{count} >= 99, 'graph replays: every replay a step');
+	is($s->{p50_ns}, 7 * $MS, 'graph replays: 7 ms steps');
+}
+
+# ---- the marker GPUTRACE_STEP names wins ---------------------------------
+# Two micro-batches of the same four launches a step, a top-level NVTX
+# range around each micro-batch: the library marked the steps where the
+# user told it to (a range, or a kernel), and those are the steps.
+for my $src ([2, 'nvtx', qr/NVTX range GPUTRACE_STEP names/],
+	     [3, 'launch_pattern', qr/kernel GPUTRACE_STEP names/]) {
+	my $g = GtDiag->new;
+	my @b;
+
+	for my $i (0 .. 59) {
+		my $t = $i * 2 * $MS;
+
+		push @b, $t unless $i % 2;
+		$g->push_range(1, $t, 'micro');
+		$g->launch(1, $t + 100 * $US + $_ * 200 * $US, 10 * $US, fn => $_ + 1) for 0 .. 3;
+		$g->kernel($t + 110 * $US, $t + 1500 * $US);
+		$g->pop_range(1, $t + 1900 * $US);
+	}
+	$g->library_steps($src->[0], @b);
+	my $s = $g->analyze->{steps};
+
+	like($s->{name}, $src->[2], "marker $src->[1]: the steps GPUTRACE_STEP named")
+		or diag(explain($s));
+	is($s->{source}, $src->[1], "marker $src->[1]: source");
+	is($s->{count}, 29, "marker $src->[1]: a step per two micro-batches");
+	is($s->{p50_ns}, 4 * $MS, "marker $src->[1]: 4 ms steps");
+}
+{
+	my $g = GtDiag->new;
+
+	for my $i (0 .. 59) {
+		$g->launch(1, $i * 2 * $MS + $_ * 200 * $US, 10 * $US, fn => $_ + 1) for 0 .. 3;
+	}
+	$g->library_steps(1, map { $_ * 4 * $MS } 0 .. 29);
+	is($g->analyze->{steps}{p50_ns}, 2 * $MS,
+	   'the library\'s own launch pattern is not a marker: the analyzer\'s steps');
 }
 
 # ---- graph launches: one token per step -----------------------------------

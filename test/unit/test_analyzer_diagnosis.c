@@ -3,7 +3,8 @@
  * test_analyzer_diagnosis.c - the diagnosis's building blocks: the period
  * of the launch sequence (prefix function of the reversed window: the
  * longest periodic suffix repeated three times, covering half the window
- * or more), and span lists (merge, search, cover).
+ * or more), the step inside a period made of near copies of it, and span
+ * lists (merge, search, cover).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 
 #include "analyzer/diagnosis_internal.h"
+#include "gputrace/period.h"
 
 static int32_t work[1 << 16];
 
@@ -53,6 +55,33 @@ static void test_period(void **state)
 	assert_int_equal(steps_suffix_period(tok, 0, work), 0);
 }
 
+/* Two steps of 40 calls, the second with its first `differ` calls other
+ * than the first's, repeated. */
+static void two_steps(uint32_t *tok, size_t n, uint32_t differ)
+{
+	for (size_t i = 0; i < n; i++)
+		tok[i] = i % 80 >= 40 && i % 40 < differ ? 999 : 100 + i % 40;
+}
+
+static void test_sub_period(void **state)
+{
+	static uint32_t tok[400];
+
+	(void)state;
+	two_steps(tok, 400, 0);
+	assert_int_equal(gt_sub_period(tok, 80), 40);
+	two_steps(tok, 400, 1);                 /* a kernel every other step */
+	assert_int_equal(gt_sub_period(tok, 80), 40);
+	two_steps(tok, 400, 4);                 /* a tenth of the calls */
+	assert_int_equal(gt_sub_period(tok, 80), 40);
+	two_steps(tok, 400, 5);                 /* more: two kinds of step */
+	assert_int_equal(gt_sub_period(tok, 80), 80);
+	for (uint32_t i = 0; i < 400; i++)
+		tok[i] = 100 + i % 7;           /* 7 does not divide 40 */
+	assert_int_equal(gt_sub_period(tok, 40), 40);
+	assert_int_equal(gt_sub_period(tok, 1), 1);
+}
+
 static void test_spans(void **state)
 {
 	struct span_list l = { 0 };
@@ -86,6 +115,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_period),
+		cmocka_unit_test(test_sub_period),
 		cmocka_unit_test(test_spans),
 	};
 
