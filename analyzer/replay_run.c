@@ -126,11 +126,17 @@ static uint64_t run(struct run_state *s)
 	return max64(s->host_end, s->gpu_end);
 }
 
+/* A step the first thread has no item of starts where the next does. */
 static void finish_steps(const struct rp_graph *g, struct rp_times *t,
 			 uint64_t span)
 {
-	for (uint32_t i = 0; i <= g->steps; i++)
-		t->step0[i] = t->step0[i] ? t->step0[i] - 1 : span;
+	uint64_t next = span;
+
+	for (uint32_t i = g->steps + 1; i-- > 0;) {
+		t->step0[i] = t->step0[i] && t->step0[i] - 1 <= next ?
+			      t->step0[i] - 1 : next;
+		next = t->step0[i];
+	}
 	t->span = span;
 }
 
