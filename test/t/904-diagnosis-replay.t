@@ -10,6 +10,7 @@ use strict;
 use warnings;
 use FindBin;
 use lib "$FindBin::Bin/../lib";
+use File::Temp qw(tempdir);
 use JSON::PP;
 use Test::More;
 
@@ -72,6 +73,21 @@ sub sync_run {
 	like($text, qr/^    thread 1 +\|L-+ +\|$/m, 'text: the host row after the fix');
 	like($text, qr/^    stream 0 +\|K+\.+\|$/m, 'text: the GPU row as recorded');
 	ok(!grep({ length > 100 } @lines), 'text: 100 columns at most');
+
+	my $html = tempdir(CLEANUP => 1) . '/replay.html';
+	my $res = run_analyzer('--html', $html, $g->dump_path);
+	my $page = GtDump::slurp($html) // '';
+
+	is($res->{exit}, 0, 'html: written');
+	like($page, qr{<h2>What-if \(replayed\)</h2>}, 'html: the what-if section');
+	like($page, qr{<td>remove per-step syncs</td><td>communication</td><td>707\.78 us</td>},
+	     'html: the fix and its step time');
+	my ($svg) = $page =~ m{(<svg class="whatif".*?</svg>)}s;
+	ok($svg && $svg =~ /step 330\.00 us/, 'html: the step after the fix drawn');
+	# before: 3 launches, CPU, wait, CPU, 3 kernels; after: the same less
+	# the wait, the next step's launches cut off at the scale's end
+	my $rects = () = ($svg // '') =~ /<rect /g;
+	ok($rects >= 16, 'html: calls and kernels as rectangles') or diag($rects);
 }
 
 # ---- without joined GPU records: the rules decide -----------------------
