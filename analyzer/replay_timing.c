@@ -17,8 +17,8 @@
 #define RET_DEFAULT_NS 2000     /* a wait returns after the GPU is done */
 #define WAIT_SLACK_NS 5000      /* GPU records this far after a wait's
 				   return still count as waited for */
-#define DATA_SHARE 0.10         /* a CPU segment that may be a batch fetch:
-				   this share of its step... */
+#define DATA_SHARE 0.10         /* the host's own work that may be a batch
+				   fetch: this share of its step... */
 #define DATA_MIN_NS 500000      /* ...and at least this long */
 #define GAP_DEFAULT_NS 1000     /* between kernels when the span has no
 				   kernel queued behind another */
@@ -199,14 +199,42 @@ static void walk(struct timing *tm)
 	free(o);
 }
 
+/* Whether an item ends a stretch of the host's own work: it feeds or
+ * waits for the GPU (queries and pinned allocations do not). */
+static int feeds_or_waits(const struct rp_item *it)
+{
+	return it->kind != RK_CPU && it->kind != RK_OTHER &&
+	       (it->kind != RK_SYNC || it->wkind != RW_NONE);
+}
+
+/* Flag the CPU segments of items [a, b) as data loading if they add up to
+ * DATA_MIN_NS and DATA_SHARE of the step. */
+static void flag_run(struct rp_builder *b, size_t a, size_t e)
+{
+	struct rp_graph *g = b->g;
+	uint64_t cpu = 0, len;
+
+	if (a >= e)
+		return;
+	for (size_t i = a; i < e; i++)
+		cpu += g->items[i].kind == RK_CPU ? g->items[i].own : 0;
+	len = b->c->bounds[g->items[a].step + 1] - b->c->bounds[g->items[a].step];
+	if (cpu < DATA_MIN_NS || (double)cpu < DATA_SHARE * (double)len)
+		return;
+	for (size_t i = a; i < e; i++)
+		if (g->items[i].kind == RK_CPU)
+			g->items[i].flags |= RPF_DATA;
+}
+
 /* Outside-CUDA time waiting on data: the samples' share of workers and
  * I/O; without workers, what may be the batch fetch in the steps'
- * thread: CPU segments of at least DATA_MIN_NS and DATA_SHARE of the
- * step. */
+ * thread: stretches of its own work (CPU, queries, pinned allocations)
+ * of at least DATA_MIN_NS and DATA_SHARE of the step. */
 static void data_time(struct rp_builder *b)
 {
 	struct rp_graph *g = b->g;
 	const struct rp_thread *t = &g->th[0];
+	size_t run = t->first;
 
 	for (size_t i = 0; i < g->nitems; i++) {
 		const struct outside_split *sp;
@@ -218,14 +246,12 @@ static void data_time(struct rp_builder *b)
 			g->items[i].loader = (uint64_t)((double)g->items[i].own *
 							(sp->loader + sp->io));
 	}
-	for (size_t i = t->first; i < t->first + t->n; i++) {
-		struct rp_item *it = &g->items[i];
-		uint64_t len = b->c->bounds[it->step + 1] - b->c->bounds[it->step];
-
-		if (it->kind == RK_CPU && it->own >= DATA_MIN_NS &&
-		    (double)it->own >= DATA_SHARE * (double)len)
-			it->flags |= RPF_DATA;
-	}
+	for (size_t i = t->first; i < t->first + t->n; i++)
+		if (feeds_or_waits(&g->items[i])) {
+			flag_run(b, run, i);
+			run = i + 1;
+		}
+	flag_run(b, run, t->first + t->n);
 }
 
 void replay_timing(struct rp_builder *b)
