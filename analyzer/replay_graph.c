@@ -33,12 +33,15 @@ static int by_tid_t0(const void *a, const void *b)
 	return (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
+/* A stream's index; past RP_MAX_STREAMS they share the last one. */
 static uint32_t stream_index(struct rp_builder *b, uint64_t key)
 {
 	uintptr_t i = (uintptr_t)hmap_get_int(&b->sidx, key);
 
 	if (i)
 		return (uint32_t)(i - 1);
+	if (b->g->nstreams == RP_MAX_STREAMS)
+		return RP_MAX_STREAMS - 1;
 	if (b->g->nstreams == b->capstreams) {
 		b->capstreams = b->capstreams ? 2 * b->capstreams : 8;
 		b->backlog_abs = xrealloc(b->backlog_abs,
@@ -321,28 +324,27 @@ static void merge_feeders(struct rp_collect *c, uint32_t tid)
 	qsort(c->ev, c->nev, sizeof(*c->ev), by_tid_t0);
 }
 
+/* The steps' thread first, then up to RP_MAX_THREADS - 1 others (their
+ * calls neither feed nor wait for the GPU: they are drawn, no more). */
 static void add_threads(struct rp_builder *b)
 {
 	struct rp_collect *c = b->c;
 	uint32_t tid = main_tid(c);
-	size_t nth = 1;
 
 	merge_feeders(c, tid);
-
-	for (size_t i = 1; i < c->nev; i++)
-		nth += c->ev[i].tid != c->ev[i - 1].tid;
-	b->g->th = xcalloc(nth, sizeof(*b->g->th));
+	b->g->th = xcalloc(RP_MAX_THREADS, sizeof(*b->g->th));
 	for (size_t i = 0; i < c->nev; i++)
 		if (c->ev[i].tid == tid && (!i || c->ev[i - 1].tid != tid)) {
 			add_thread(b, i, 1);
 			break;
 		}
 	for (size_t i = 0; i < c->nev;) {
-		if (c->ev[i].tid == tid)
-			while (i < c->nev && c->ev[i].tid == tid)
-				i++;
-		else
+		if (c->ev[i].tid != tid && b->g->nth < RP_MAX_THREADS) {
 			i = add_thread(b, i, 0);
+			continue;
+		}
+		for (uint32_t t = c->ev[i].tid; i < c->nev && c->ev[i].tid == t;)
+			i++;
 	}
 }
 

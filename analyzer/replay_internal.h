@@ -18,6 +18,8 @@
 #define RP_MIN_SPAN_NS 20000000ull  /* ...unless shorter than this */
 #define RP_MAX_SPAN_STEPS 4096
 #define RP_GOOD_ERROR 0.10          /* replay error the verdict trusts */
+#define RP_MAX_THREADS 8            /* host threads in the graph */
+#define RP_MAX_STREAMS 64           /* streams in the graph */
 
 #define RE_ASYNC 1
 #define RE_QUERY 2                  /* a query or a GPU-side wait */
