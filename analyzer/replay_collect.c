@@ -17,6 +17,7 @@
 
 #include "analyzer/gpu_internal.h"
 #include "analyzer/model_internal.h"
+#include "analyzer/progress.h"
 #include "analyzer/replay_internal.h"
 #include "analyzer/util.h"
 
@@ -218,12 +219,15 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 		dump_close(r);
 		return -1;
 	}
+	progress_begin("replaying steps", progress_file_size(m->path));
 	while ((rc = dump_next(r, &rec)) > 0) {
+		progress_tick(rec.offset);
 		if (rec.type == DUMP_EVENT)
 			keep_event(c, &rec.event);
 		else if (rec.type == DUMP_GPU && clk && clk->pairs)
 			keep_records(c, clk, &rec, d->env.sm_count);
 	}
+	progress_end();
 	if (rc < 0)
 		snprintf(why, whylen, "cannot read the dump again: %s", dump_error(r));
 	dump_close(r);

@@ -161,12 +161,29 @@ static void new_op(struct rp_builder *b, struct rp_item *it, const struct rp_ev 
 	it->op = (uint32_t)++g->nops;
 }
 
+/* A synchronize call: its stream's last op, or every stream's (events
+ * are not recorded, the NULL stream waits for all). */
+static void sync_wait(struct rp_builder *b, struct rp_item *it,
+		      const struct rp_ev *e, uint8_t prev_dir)
+{
+	uintptr_t cs = (uintptr_t)hmap_get_int(&b->hmap_stream, e->hstream);
+
+	if (e->flags & RE_QUERY)
+		return;
+	it->flags |= prev_dir == GT_DIR_HTOD ? RPF_UPLOAD : 0;
+	it->wkind = RW_ALL;
+	if ((e->flags & (RE_CTX | RE_EVENT)) || !e->hstream)
+		return;
+	if (cs || hmap_get_int(&b->sidx, EST_STREAM | e->hstream)) {
+		it->wkind = RW_STREAM;
+		it->wait = stream_index(b, cs ? cs - 1 : EST_STREAM | e->hstream);
+	}
+}
+
 /* How a call waits: set on the item from what it is. */
 static void call_wait(struct rp_builder *b, struct rp_item *it,
 		      const struct rp_ev *e, uint8_t prev_dir)
 {
-	uintptr_t cs;
-
 	switch (it->kind) {
 	case RK_LAUNCH:
 	case RK_SET:
@@ -188,17 +205,7 @@ static void call_wait(struct rp_builder *b, struct rp_item *it,
 			it->flags |= RPF_READBACK;
 		break;
 	case RK_SYNC:
-		if (e->flags & RE_QUERY)
-			break;
-		it->flags |= prev_dir == GT_DIR_HTOD ? RPF_UPLOAD : 0;
-		cs = (uintptr_t)hmap_get_int(&b->hmap_stream, e->hstream);
-		if ((e->flags & (RE_CTX | RE_EVENT)) || !e->hstream)
-			it->wkind = RW_ALL;
-		else if (cs || hmap_get_int(&b->sidx, EST_STREAM | e->hstream)) {
-			it->wkind = RW_STREAM;
-			it->wait = stream_index(b, cs ? cs - 1 : EST_STREAM | e->hstream);
-		} else
-			it->wkind = RW_ALL;
+		sync_wait(b, it, e, prev_dir);
 		break;
 	default:
 		break;
