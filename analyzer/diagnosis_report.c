@@ -111,10 +111,12 @@ void diagnosis_report_head(FILE *out, const struct model *m)
 		size_t at = 0;
 
 		for (size_t i = 1; i < d->nv && i < 4; i++)
-			at += (size_t)snprintf(rest + at, sizeof(rest) - at, "%s%s %.0f%%",
+			at += (size_t)snprintf(rest + at, sizeof(rest) - at, "%s%s %s%.0f%%",
 					       i > 1 ? ", " : "",
 					       verdict_class_title(d->v[i].cls),
-					       100 * d->v[i].score);
+					       d->v[i].replayed ? "-" : "",
+					       100 * (d->v[i].replayed ? d->v[i].gain :
+						      d->v[i].score));
 		report_line(out, "  Next: %s", rest);
 	}
 }

@@ -171,6 +171,7 @@ void replay_fix(const struct rp_graph *g, const struct rp_env *e,
 		enum rp_fix fix, uint64_t base, struct rp_fix_result *r,
 		struct rp_graph *out, struct rp_times *t);
 const char *replay_fix_name(enum rp_fix fix);
-const char *replay_fix_text(enum rp_fix fix);
+/* The fix in a few words (its class may change them). */
+const char *replay_fix_text(const struct rp_fix_result *r);
 
 #endif /* GPUTRACE_ANALYZER_REPLAY_H */

@@ -46,9 +46,9 @@ static const char *const fix_names[FIX_KINDS] = {
 };
 
 static const char *const fix_texts[FIX_KINDS] = {
-	"remove per-step syncs", "pinned memory, async copies",
-	"CUDA graphs", "more DataLoader workers", "larger batch (per sample)",
-	"environment fixed",
+	"no per-step syncs", "pinned memory, async copies",
+	"CUDA graphs", "more DataLoader workers", "a larger batch (per sample)",
+	"the environment fixed",
 };
 
 const char *replay_fix_name(enum rp_fix fix)
@@ -56,9 +56,11 @@ const char *replay_fix_name(enum rp_fix fix)
 	return fix < FIX_KINDS ? fix_names[fix] : "?";
 }
 
-const char *replay_fix_text(enum rp_fix fix)
+const char *replay_fix_text(const struct rp_fix_result *r)
 {
-	return fix < FIX_KINDS ? fix_texts[fix] : "?";
+	if (r->fix == FIX_WORKERS && r->cls == VC_CPU)
+		return "half the CPU preprocessing";
+	return r->fix < FIX_KINDS ? fix_texts[r->fix] : "?";
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -42,7 +42,7 @@ static void fix_table(FILE *out, const struct rp_summary *s)
 		const struct rp_fix_result *r = &s->fix[f];
 		double per = f == FIX_BATCH ? r->k : 1;
 
-		cells[0] = replay_fix_text((enum rp_fix)f);
+		cells[0] = replay_fix_text(r);
 		cells[1] = r->applies ? verdict_class_name(r->cls) : "-";
 		cells[2] = r->applies ? fmt_ns(step, sizeof(step),
 					       (uint64_t)(r->span / per / s->steps)) :
@@ -145,7 +145,7 @@ static void draw(FILE *out, const char *title, const struct rp_graph *g,
 	c->t0 = t->step0[step];
 	c->used = (t->step0[step + 1] - c->t0 + c->slot - 1) / c->slot;
 	c->used = c->used > c->cols ? c->cols : c->used;
-	fprintf(out, "   %s: step %s\n", title,
+	fprintf(out, "   %s: host step %s\n", title,
 		fmt_ns(len, sizeof(len), t->step0[step + 1] - t->step0[step]));
 	thread_rows(out, g, t, c, &rows);
 	stream_rows(out, g, t, c, &rows);
@@ -172,7 +172,7 @@ static void timelines(FILE *out, const struct rp_summary *s)
 	for (size_t i = 0; i < s->ntop; i++) {
 		char title[96];
 
-		snprintf(title, sizeof(title), "with %s", replay_fix_text(s->top[i]));
+		snprintf(title, sizeof(title), "with %s", replay_fix_text(&s->fix[s->top[i]]));
 		draw(out, title, &s->fg[i], &s->ft[i], &c, step);
 	}
 	free(c.row);

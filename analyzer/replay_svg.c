@@ -92,7 +92,7 @@ static void one(FILE *out, const char *title, const struct rp_graph *g,
 
 	f->t0 = t->step0[step];
 	f->len = t->step0[step + 1] - t->step0[step];
-	fprintf(out, "<text x=\"4\" y=\"%.1f\" font-weight=\"bold\">%s: step %s"
+	fprintf(out, "<text x=\"4\" y=\"%.1f\" font-weight=\"bold\">%s: host step %s"
 		"</text>", f->y + 12, title, fmt_ns(len, sizeof(len), f->len));
 	f->y += SVG_TITLE;
 	stream_rows(out, g, t, f, thread_rows(out, g, t, f));
@@ -113,7 +113,7 @@ static void drawing(FILE *out, const struct rp_summary *s)
 		"font-size=\"11\" font-family=\"sans-serif\">", SVG_W, h);
 	one(out, "as recorded (replayed)", &s->g, &s->bt, step, &f);
 	for (size_t i = 0; i < s->ntop; i++)
-		one(out, replay_fix_text(s->top[i]), &s->fg[i], &s->ft[i], step, &f);
+		one(out, replay_fix_text(&s->fix[s->top[i]]), &s->fg[i], &s->ft[i], step, &f);
 	fprintf(out, "</svg>\n<p class=\"legend\">host: grey CPU, blue launch, red "
 		"waiting, orange copy, purple graph; GPU: green kernel, orange copy, "
 		"pink memset</p>\n");
@@ -132,7 +132,7 @@ static void fix_rows(FILE *out, const struct rp_summary *s)
 		if (!r->applies)
 			continue;
 		fprintf(out, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.0f%%</td>"
-			"</tr>\n", replay_fix_text((enum rp_fix)f),
+			"</tr>\n", replay_fix_text(r),
 			verdict_class_name(r->cls),
 			fmt_ns(step, sizeof(step), (uint64_t)(r->span / per / s->steps)),
 			-100 * r->gain);

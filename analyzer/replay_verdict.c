@@ -17,6 +17,7 @@
 
 #include "analyzer/model_internal.h"
 #include "analyzer/replay_internal.h"
+#include "analyzer/units.h"
 #include "analyzer/util.h"
 
 #define RP_MIN_GAIN 0.02            /* a fix that saves less: not listed */
@@ -138,6 +139,38 @@ static void set_gain(struct verdict *v, double gain, double band)
 	v->gain_hi = clamp01(gain + band);
 }
 
+/* The best replayed fix of a class. */
+static const struct rp_fix_result *best_fix(const struct rp_summary *s, int cls)
+{
+	const struct rp_fix_result *best = NULL;
+
+	for (int f = 0; f < FIX_KINDS; f++)
+		if (s->fix[f].applies && s->fix[f].cls == cls &&
+		    (!best || s->fix[f].gain > best->gain))
+			best = &s->fix[f];
+	return best;
+}
+
+/* What the replay says, first among the evidence. */
+static void replay_evidence(struct verdict *v, const struct rp_summary *s)
+{
+	const struct rp_fix_result *r = best_fix(s, v->cls);
+	char a[UNITS_BUF], b[UNITS_BUF];
+	int batch = r && r->fix == FIX_BATCH;
+
+	if (!r)
+		return;
+	if (v->nev == VERDICT_TEXTS)
+		free(v->evidence[--v->nev]);
+	memmove(&v->evidence[1], &v->evidence[0], v->nev * sizeof(*v->evidence));
+	v->nev++;
+	v->evidence[0] = xasprintf("replayed with %s: the step%s goes from %s to %s",
+				   replay_fix_text(r), batch ? ", per sample," : "",
+				   fmt_ns(a, sizeof(a), s->base / s->steps),
+				   fmt_ns(b, sizeof(b), (uint64_t)(r->span /
+					(batch ? r->k : 1) / s->steps)));
+}
+
 static double key(const struct verdict *v)
 {
 	return v->replayed ? 2 + v->gain : v->score;
@@ -184,6 +217,9 @@ void replay_verdict(struct model *m, struct diagnosis *d)
 			continue;
 		set_gain(v, s->fix[f].gain, band);
 	}
+	for (size_t i = 0; i < d->nv; i++)
+		if (d->v[i].replayed)
+			replay_evidence(&d->v[i], s);
 	qsort(d->v, d->nv, sizeof(*d->v), by_gain);
 	s->used = 1;
 }

@@ -64,11 +64,13 @@ sub sync_run {
 	my @lines = split /\n/, $text;
 	like($text, qr/^  Change \(replayed: step time -29% \(-28% to -30%\)\)/m,
 	     'text: the replayed gain in the headline');
+	like($text, qr/^  Why: replayed with no per-step syncs: the step goes from 1\.00 ms to 707\.78 us$/m,
+	     'text: why, from the replay');
 	like($text, qr/^  What-if \(replayed\): 18 steps of 1\.00 ms on the host/m,
 	     'text: the what-if section');
-	like($text, qr/^  remove per-step syncs +communication +707\.78 us +-29%$/m,
+	like($text, qr/^  no per-step syncs +communication +707\.78 us +-29%$/m,
 	     'text: the fix, its step time and gain');
-	like($text, qr/^   with remove per-step syncs: step 330\.00 us$/m,
+	like($text, qr/^   with no per-step syncs: host step 330\.00 us$/m,
 	     'text: the step after the fix');
 	like($text, qr/^    thread 1 +\|L-+ +\|$/m, 'text: the host row after the fix');
 	like($text, qr/^    stream 0 +\|K+\.+\|$/m, 'text: the GPU row as recorded');
@@ -80,10 +82,10 @@ sub sync_run {
 
 	is($res->{exit}, 0, 'html: written');
 	like($page, qr{<h2>What-if \(replayed\)</h2>}, 'html: the what-if section');
-	like($page, qr{<td>remove per-step syncs</td><td>communication</td><td>707\.78 us</td>},
+	like($page, qr{<td>no per-step syncs</td><td>communication</td><td>707\.78 us</td>},
 	     'html: the fix and its step time');
 	my ($svg) = $page =~ m{(<svg class="whatif".*?</svg>)}s;
-	ok($svg && $svg =~ /step 330\.00 us/, 'html: the step after the fix drawn');
+	ok($svg && $svg =~ /host step 330\.00 us/, 'html: the step after the fix drawn');
 	# before: 3 launches, CPU, wait, CPU, 3 kernels; after: the same less
 	# the wait, the next step's launches cut off at the scale's end
 	my $rects = () = ($svg // '') =~ /<rect /g;
