@@ -182,7 +182,7 @@ static void timelines(FILE *out, const struct rp_summary *s)
 void replay_report_text(FILE *out, const struct diagnosis *d)
 {
 	const struct rp_summary *s = d->replay;
-	char m[UNITS_BUF], b[UNITS_BUF], h[UNITS_BUF];
+	char m[UNITS_BUF], b[UNITS_BUF], h[UNITS_BUF], a[UNITS_BUF];
 
 	if (!s)
 		return;
@@ -191,10 +191,11 @@ void replay_report_text(FILE *out, const struct diagnosis *d)
 		report_line(out, "  What-if (replayed): not replayed: %s", s->why);
 		return;
 	}
-	report_line(out, "  What-if (replayed): %u steps of %s on the host, %s with the "
-		    "GPU work they queued%s; the unmodified graph replays them at %s "
-		    "per step, %.1f%% off", s->steps,
+	report_line(out, "  What-if (replayed): %u steps of %s on the host (all steady "
+		    "steps: %s), %s with the GPU work they queued%s; the unmodified "
+		    "graph replays them at %s per step, %.1f%% off", s->steps,
 		    fmt_ns(h, sizeof(h), s->host_span / s->steps),
+		    fmt_ns(a, sizeof(a), d->steps.mean),
 		    fmt_ns(m, sizeof(m), s->measured / s->steps),
 		    s->gpu ? "" : " (no GPU records: host-side estimates of the GPU "
 		    "work)", fmt_ns(b, sizeof(b), s->base / s->steps), 100 * s->error);
@@ -243,6 +244,8 @@ void replay_report_json(struct json *j, const struct diagnosis *d)
 		json_bool(j, s->gpu);
 		json_key(j, "steps");
 		json_uint(j, s->steps);
+		json_key(j, "steady_step_ns");
+		json_uint(j, d->steps.mean);
 		json_key(j, "host_step_ns");
 		json_uint(j, s->host_span / s->steps);
 		json_key(j, "measured_step_ns");
