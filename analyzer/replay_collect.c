@@ -47,7 +47,18 @@ static size_t steps_inside(const struct step_stats *s, uint64_t lo,
 	return *b - *a;
 }
 
-/* The window with the most steady steps: its steps, less the edges. */
+/* Whether the GPU records show kernels or copies in [t0, t1). */
+static int gpu_timed(const struct diagnosis *d, uint64_t t0, uint64_t t1)
+{
+	for (uint32_t i = 0; i < d->ndev; i++)
+		if (span_cover(&d->dev[i].l[GL_COMPUTE], t0, t1) ||
+		    span_cover(&d->dev[i].l[GL_COPY], t0, t1))
+			return 1;
+	return 0;
+}
+
+/* The window with GPU records and the most steady steps: its steps, less
+ * the edges. */
 static int pick_window(const struct diagnosis *d, size_t *a, size_t *b)
 {
 	const struct step_stats *s = &d->steps;
@@ -56,7 +67,8 @@ static int pick_window(const struct diagnosis *d, size_t *a, size_t *b)
 	if (!d->windows.n)
 		return steps_inside(s, d->first_gpu, d->last_gpu + 1, a, b) > 0;
 	for (size_t w = 0; w < d->windows.n; w++)
-		if (steps_inside(s, d->windows.v[w].t0, d->windows.v[w].t1,
+		if (gpu_timed(d, d->windows.v[w].t0, d->windows.v[w].t1) &&
+		    steps_inside(s, d->windows.v[w].t0, d->windows.v[w].t1,
 				 &x, &y) > best) {
 			best = y - x;
 			*a = x;
