@@ -108,7 +108,9 @@ void diagnosis_finish(struct model *m)
 	idle_outside_prepare(d);
 	steps_finish(m, d);
 	idle_finish(m, d);
+	replay_diagnose(m, d);
 	verdict_finish(m, d);
+	replay_verdict(m, d);
 	d->finished = 1;
 }
 
@@ -158,6 +160,7 @@ void diagnosis_release(struct model *m)
 	steps_period_release(d);
 	steps_release(&d->steps);
 	verdict_release(d);
+	replay_summary_release(d);
 	free(d);
 	m->diag = NULL;
 }

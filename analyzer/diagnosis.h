@@ -38,6 +38,8 @@ void diagnosis_report_head(FILE *out, const struct model *m);
 /* The Diagnosis section: steps, idle time by cause, each class with its
  * evidence, advice and estimated gain. */
 void diagnosis_report_text(FILE *out, const struct model *m, size_t top);
+/* The what-if by replay as an HTML section, with its SVG (replay_svg.c). */
+void diagnosis_report_html(FILE *out, const struct model *m);
 /* "steps", "idle", "verdict" and "diagnosis" of the JSON report. */
 void diagnosis_report_json(struct json *j, const struct model *m);
 

@@ -266,6 +266,8 @@ struct verdict {
 	enum vclass cls;
 	double score;                   /* share of the time it explains */
 	double gain_lo, gain_hi;        /* step time saved, share */
+	double gain;                    /* the replay's point, when replayed */
+	int replayed;                   /* the gain comes from the replay */
 	char *evidence[VERDICT_TEXTS];
 	size_t nev;
 	char *advice[VERDICT_TEXTS];
@@ -367,6 +369,7 @@ struct diagnosis {
 	struct env_facts env;
 	struct verdict v[VC_KINDS];
 	size_t nv;
+	struct rp_summary *replay;      /* replay_verdict.c, NULL: none */
 	int finished;
 };
 
@@ -452,6 +455,14 @@ double verdict_batch(const struct diagnosis *d);
 const char *verdict_class_name(enum vclass c);
 const char *verdict_class_title(enum vclass c);
 void verdict_release(struct diagnosis *d);
+
+/* replay_verdict.c: the what-if by replay, and the verdict from it */
+void replay_diagnose(struct model *m, struct diagnosis *d);
+void replay_verdict(struct model *m, struct diagnosis *d);
+void replay_summary_release(struct diagnosis *d);
+/* replay_report.c */
+void replay_report_text(FILE *out, const struct diagnosis *d);
+void replay_report_json(struct json *j, const struct diagnosis *d);
 
 /* The innermost Python frame of a stack ("train.py:57 in step"), or NULL. */
 const char *diagnosis_site(const struct model *m, uint32_t stack);

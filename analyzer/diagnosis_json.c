@@ -112,6 +112,10 @@ static void verdict_json(struct json *j, const struct diagnosis *d)
 		put_str(j, "change", v->change);
 		put_num(j, "est_gain_low", v->gain_lo);
 		put_num(j, "est_gain_high", v->gain_hi);
+		json_key(j, "replayed");
+		json_bool(j, v->replayed);
+		if (v->replayed)
+			put_num(j, "est_gain", v->gain);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -200,6 +204,8 @@ void diagnosis_report_json(struct json *j, const struct model *m)
 	steps_json(j, d ? &d->steps : &none);
 	causes_json(j, "idle", gpu ? &d->steady : &(struct breakdown){ 0 });
 	verdict_json(j, d);
+	if (d)
+		replay_report_json(j, d);
 	json_key(j, "diagnosis");
 	json_begin_object(j);
 	json_key(j, "gpu_known");

@@ -69,11 +69,23 @@ static void steps_line(FILE *out, const struct step_stats *s, const char *lead)
 	      fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99), w);
 }
 
+/* "replayed: step time -31% (-30% to -32%)", or the rules' range. */
+static const char *gain_text(const struct verdict *v, char *buf, size_t size)
+{
+	if (v->replayed)
+		snprintf(buf, size, "replayed: step time -%.0f%% (-%.0f%% to -%.0f%%)",
+			 100 * v->gain, 100 * v->gain_lo, 100 * v->gain_hi);
+	else
+		snprintf(buf, size, "est. step time -%.0f%% to -%.0f%%",
+			 100 * v->gain_lo, 100 * v->gain_hi);
+	return buf;
+}
+
 void diagnosis_report_head(FILE *out, const struct model *m)
 {
 	const struct diagnosis *d = m->diag;
 	const struct verdict *v;
-	char t[UNITS_BUF], h[256], b[UNITS_BUF];
+	char t[UNITS_BUF], h[256], b[UNITS_BUF], g[64];
 
 	if (!d || !d->nv) {
 		report_line(out, "Verdict: none (no CUDA activity to diagnose)");
@@ -93,17 +105,18 @@ void diagnosis_report_head(FILE *out, const struct model *m)
 	steps_line(out, &d->steps, "  ");
 	if (v->nev)
 		report_line(out, "  Why: %s", v->evidence[!gpu_mode(d) && v->nev > 1]);
-	report_line(out, "  Change (est. step time -%.0f%% to -%.0f%%): %s",
-	      100 * v->gain_lo, 100 * v->gain_hi, v->change);
+	report_line(out, "  Change (%s): %s", gain_text(v, g, sizeof(g)), v->change);
 	if (d->nv > 1) {
 		char rest[256] = "";
 		size_t at = 0;
 
 		for (size_t i = 1; i < d->nv && i < 4; i++)
-			at += (size_t)snprintf(rest + at, sizeof(rest) - at, "%s%s %.0f%%",
+			at += (size_t)snprintf(rest + at, sizeof(rest) - at, "%s%s %s%.0f%%",
 					       i > 1 ? ", " : "",
 					       verdict_class_title(d->v[i].cls),
-					       100 * d->v[i].score);
+					       d->v[i].replayed ? "-" : "",
+					       100 * (d->v[i].replayed ? d->v[i].gain :
+						      d->v[i].score));
 		report_line(out, "  Next: %s", rest);
 	}
 }
@@ -209,14 +222,16 @@ static void steps_section(FILE *out, const struct step_stats *s)
 
 static void verdict_list(FILE *out, const struct diagnosis *d)
 {
+	char g[64];
+
 	fprintf(out, "\n  Verdict, most likely first (score: share of the time it "
 		"explains)\n");
 	for (size_t i = 0; i < d->nv; i++) {
 		const struct verdict *v = &d->v[i];
 
-		report_line(out, "  %zu. %s (%s): score %.2f, est. step time -%.0f%% to -%.0f%%",
+		report_line(out, "  %zu. %s (%s): score %.2f, %s",
 		      i + 1, verdict_class_title(v->cls), verdict_class_name(v->cls),
-		      v->score, 100 * v->gain_lo, 100 * v->gain_hi);
+		      v->score, gain_text(v, g, sizeof(g)));
 		for (size_t k = 0; k < v->nev; k++)
 			report_wrap(out, "     - ", "       ", v->evidence[k]);
 		for (size_t k = 0; k < v->nadv; k++)
@@ -257,4 +272,5 @@ void diagnosis_report_text(FILE *out, const struct model *m, size_t top)
 		      "the caps): the diagnosis covers the start of the run",
 		      (unsigned long long)d->spans_lost, (unsigned long long)d->gpu_lost);
 	verdict_list(out, d);
+	replay_report_text(out, d);
 }

@@ -87,6 +87,7 @@ int export_try_model(const char *path, struct model *m, uint64_t base,
 	}
 	memset(m, 0, sizeof(*m));
 	model_init(m, dump_header(r));
+	m->path = path;
 	dump_close(r);
 	if (pass(path, model_sink, m, base, why) < 0) {
 		pipeline_release(m);

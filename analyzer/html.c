@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/diagnosis.h"
 #include "analyzer/env.h"
 #include "analyzer/export_facts.h"
 #include "analyzer/files.h"
@@ -175,6 +176,7 @@ static int dump_body(FILE *out, const char *path, const struct model *m,
 	verdict(out, m, id);
 	timeline(out, b, path, m);
 	steps(out, m, b);
+	diagnosis_report_html(out, m);
 	fprintf(out, "<section class=\"charts\"><h2>Where the time went</h2>\n");
 	html_charts(out, m);
 	fprintf(out, "</section>\n<section class=\"tables\"><h2>Breakdown</h2>\n");

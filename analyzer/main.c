@@ -157,6 +157,7 @@ static int analyze(const struct options *o)
 		return EXIT_BADINPUT;
 	}
 	model_init(&m, dump_header(r));
+	m.path = o->path;
 	progress_begin("reading", progress_file_size(o->path));
 	if (read_dump(r, &m) == 0) {
 		if (m.ends_early)

@@ -59,6 +59,7 @@ struct model {
 	char *host;             /* "" when the dump has no process record */
 	char *exe;
 	char *command;          /* argv joined by spaces */
+	const char *path;       /* the dump, to read again; NULL: cannot */
 
 	uint64_t events;
 	uint64_t dropped;       /* valid after pipeline_finish() */

@@ -51,6 +51,8 @@ sub new {
 		       window => $o{window}, no_gpu => $o{no_gpu},
 		       grids => $o{grids} // {},      # fn => [x, y, z]
 		       cupti => $o{cupti} // 1,
+		       join => $o{join},              # kernels name their launches
+
 		       settings => $o{settings} }, $class;  # ["NAME=value"...]
 }
 
@@ -122,6 +124,27 @@ sub pop_range {
 }
 
 # GPU records: start, end (host clock), options.
+# 20 steps of 1 ms: three launches, a stream sync of 675 us at
+# train.py:57 (stack 1), three kernels of 690 us in all.
+sub sync_steps {
+	my ($self) = @_;
+	my $us = 1000;
+
+	$self->stack(1, ['train.py', 'train_step', 57], ['train.py', 'main', 80]);
+	for my $s (0 .. 19) {
+		my $b = $s * 1000 * $us;
+
+		$self->launch(1, $b, 5 * $us, fn => 1);
+		$self->launch(1, $b + 10 * $us, 5 * $us, fn => 2);
+		$self->launch(1, $b + 20 * $us, 5 * $us, fn => 3);
+		$self->sync(1, $b + 30 * $us, 675 * $us, stack => 1);
+		$self->kernel($b + 10 * $us, $b + 300 * $us);
+		$self->kernel($b + 300 * $us, $b + 500 * $us);
+		$self->kernel($b + 500 * $us, $b + 700 * $us);
+	}
+	return $self;
+}
+
 sub kernel {
 	my ($self, $s, $e, %o) = @_;
 
@@ -233,9 +256,21 @@ sub kernel_rec {
 	my ($k) = @_;
 	my @grid = (@{ $k->{grid} // [1024] }, 1, 1);
 
-	return pack('Q< Q< Q< Q< Q< V V V V l< l< l< l< l< l< V V', 0, $k->{start},
+	return pack('Q< Q< Q< Q< Q< V V V V l< l< l< l< l< l< V V', $k->{host_id} // 0,
+		    $k->{start},
 		    $k->{end}, 0, $k->{submitted} // 0, 0, 7, $k->{device} // 0,
 		    $k->{name_str} // 0, @grid[0 .. 2], 256, 1, 1, 0, 0);
+}
+
+# With join: the n-th kernel (by start) ran the n-th launch of thread 1;
+# an event's id is its buffer (the thread) << 40 | its place in it.
+sub join_launches {
+	my ($self) = @_;
+	my @ev = sort { $a->{t0} <=> $b->{t0} } @{ $self->{events}{1} // [] };
+	my @ids = map { $ev[$_]{op} == OP_LAUNCH ? (1 << 40 | $_) : () } 0 .. $#ev;
+	my @k = sort { $a->{start} <=> $b->{start} } @{ $self->{kernels} };
+
+	$k[$_]{host_id} = $ids[$_] for 0 .. ($#k < $#ids ? $#k : $#ids);
 }
 
 sub write_gpu {
@@ -244,6 +279,7 @@ sub write_gpu {
 	my @c = @{ $self->{copies} };
 
 	return if $self->{no_gpu};
+	$self->join_launches if $self->{join};
 	$d->add_chunk(CHUNK_CLOCK, pack('Q< Q< V V', 1000, 1000, 10, 0));
 	$d->add_chunk(CHUNK_WINDOW, pack('Q< Q< V V', @{ $self->{window} }, 1, 0))
 		if $self->{window};

@@ -15,8 +15,9 @@ plan skip_all => 'analyzer not built' unless -x GtDump::analyzer_path();
 my $root = "$FindBin::Bin/../..";
 my @dumps = ("$root/examples/sample-pytorch.bin", glob("$root/test/dumps/*.bin"));
 
-# "1 calls", "1 pinned allocations"; not "1 ms", "1.5 calls", "11 calls".
-my $one_plural = qr/(?<![\d.,])\b1 (?:(?:pinned|async) )?(?!(?:ms|us|ns|s)\b)[a-z_]+s\b/;
+# "1 calls", "1 pinned allocations"; not "1 ms", "1.5 calls", "11 calls",
+# nor a setting's value ("GPUTRACE_CUPTI_LATENCY=1 asks").
+my $one_plural = qr/(?<![\d.,=])\b1 (?:(?:pinned|async) )?(?!(?:ms|us|ns|s)\b)[a-z_]+s\b/;
 
 for my $p (@dumps) {
 	my $name = $p =~ s{.*/}{}r;

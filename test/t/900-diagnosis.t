@@ -31,18 +31,7 @@ sub adds_up {
 
 # ---- a per-step sync: the wait drains the queue -------------------------
 {
-	my $g = GtDiag->new;
-	$g->stack(1, ['train.py', 'train_step', 57], ['train.py', 'main', 80]);
-	for my $s (0 .. 19) {
-		my $b = $s * $MS;
-		$g->launch(1, $b, 5 * $US, fn => 1);
-		$g->launch(1, $b + 10 * $US, 5 * $US, fn => 2);
-		$g->launch(1, $b + 20 * $US, 5 * $US, fn => 3);
-		$g->sync(1, $b + 30 * $US, 675 * $US, stack => 1);
-		$g->kernel($b + 10 * $US, $b + 300 * $US);
-		$g->kernel($b + 300 * $US, $b + 500 * $US);
-		$g->kernel($b + 500 * $US, $b + 700 * $US);
-	}
+	my $g = GtDiag->new->sync_steps;
 	my $j = $g->analyze;
 	my $idle = GtDiag::idle_by_cause($j);
 
