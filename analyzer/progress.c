@@ -39,6 +39,14 @@ static struct {
 	uint64_t (*now)(void);
 } pb = { -1, 0, 0, NULL, 0, 0, 0, 0, mono_ns };
 
+/* A thread of several (ranks_load's readers): the bar is not its own. */
+static __thread int muted;
+
+void progress_mute_thread(void)
+{
+	muted = 1;
+}
+
 void progress_force(int on)
 {
 	pb.forced = on;
@@ -92,6 +100,8 @@ static void draw(uint64_t done)
 
 void progress_begin(const char *what, uint64_t total)
 {
+	if (muted)
+		return;
 	pb.on = wanted(total);
 	pb.shown = pb.on && (pb.forced == 1 || setting() == 1);
 	pb.what = what;
@@ -106,7 +116,7 @@ void progress_begin(const char *what, uint64_t total)
 /* At each 0.5% step: drawn once the work has taken PROGRESS_AFTER_NS. */
 void progress_tick(uint64_t done)
 {
-	if (done < pb.next || !pb.on)
+	if (done < pb.next || !pb.on || muted)
 		return;
 	pb.next = done + pb.step;
 	if (!pb.shown && pb.now() - pb.t0 < PROGRESS_AFTER_NS)
@@ -117,6 +127,8 @@ void progress_tick(uint64_t done)
 
 void progress_end(void)
 {
+	if (muted)
+		return;
 	if (!pb.shown) {
 		pb.on = 0;
 		return;
@@ -129,7 +141,7 @@ void progress_end(void)
 
 int progress_shown(void)
 {
-	return pb.shown;
+	return pb.shown && !muted;
 }
 
 uint64_t progress_file_size(const char *path)

@@ -96,6 +96,12 @@ static void *load_worker(void *arg)
 	return NULL;
 }
 
+static void *load_thread(void *arg)
+{
+	progress_mute_thread();             /* the starting thread has the bar */
+	return load_worker(arg);
+}
+
 static size_t loaders(size_t n)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -113,7 +119,7 @@ static void load_parallel(struct loader *l)
 	struct timespec tick = { 0, 100000000 };
 
 	while (started < k &&
-	       pthread_create(&t[started], NULL, load_worker, l) == 0)
+	       pthread_create(&t[started], NULL, load_thread, l) == 0)
 		started++;
 	if (!started) {                 /* one core, or no thread: this one */
 		load_worker(l);

@@ -148,9 +148,9 @@ static void keep_event(struct rp_collect *c, const struct dump_event *ev)
 	e->dir = ev->op->direction;
 	e->flags = ev->op->flags & GT_OPF_ASYNC ? RE_ASYNC : 0;
 	if (e->kind == GT_KIND_COPY || e->kind == GT_KIND_SET)
-		e->bytes = ev->arg[EV_BYTES];
-	if (e->kind == GT_KIND_COPY && ev->op->nargs > EV_COPY_MEMORY)
-		e->mem = ev->arg[EV_COPY_MEMORY] & GT_MEM_MASK;
+		e->bytes = ev->arg[GT_ARG_COPY_BYTES];
+	if (e->kind == GT_KIND_COPY && ev->op->nargs > GT_ARG_COPY_MEMORY)
+		e->mem = ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK;
 	if (strstr(api, "Query") || (e->kind == GT_KIND_SYNC && (e->flags & RE_ASYNC)))
 		e->flags |= RE_QUERY;
 	if (strstr(api, "Ctx"))
