@@ -31,23 +31,41 @@
 
 struct pft *pft_new(struct xout *o)
 {
-	(void)o;
 	error_msg("this " PROG_NAME " was built without the Perfetto export: "
 		  "install libprotobuf-c-dev and protobuf-c-compiler and run "
 		  "make again");
 	return NULL;
 }
 
-/* Never called: no struct pft is ever made. */
-void pft_free(struct pft *pf) { (void)pf; }
-void pft_event(struct trace *t, enum pft_kind k, const struct pft_slice *e) {}
+/* The rest is never called: no struct pft is ever made. */
+void pft_free(struct pft *pf)
+{
+}
+
+void pft_event(struct trace *t, enum pft_kind k, const struct pft_slice *e)
+{
+}
+
 void pft_range(struct trace *t, enum pft_kind k, uint64_t range,
-	       const struct pft_slice *e) {}
-void pft_track_name(struct trace *t, uint64_t tid, const char *name, int sort) {}
-void pft_process(struct trace *t, const char *name) {}
-void pft_counter(struct trace *t, uint64_t host_ns, const char *name,
-		 double v) {}
-void pft_reset(struct trace *t) {}
+	       const struct pft_slice *e)
+{
+}
+
+void pft_track_name(struct trace *t, uint64_t tid, const char *name, int sort)
+{
+}
+
+void pft_process(struct trace *t, const char *name)
+{
+}
+
+void pft_counter(struct trace *t, uint64_t host_ns, const char *name, double v)
+{
+}
+
+void pft_reset(struct trace *t)
+{
+}
 
 #else
 
