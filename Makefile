@@ -81,6 +81,29 @@ ANALYZER_CFLAGS += -DHAVE_SQLITE
 ANALYZER_LIBS += -lsqlite3
 endif
 
+# Perfetto's protobuf trace for --perfetto where protobuf-c is
+# (libprotobuf-c-dev, protobuf-c-compiler): the C code of the schema kept
+# in analyzer/proto/ is generated into $(B)/proto; without it the
+# analyzer builds and says so when asked for that export.
+PROTOC_C  ?= protoc-c
+HAVE_PROTOBUF_C := $(shell command -v $(PROTOC_C) >/dev/null 2>&1 && \
+		 printf '\043include <protobuf-c/protobuf-c.h>\nint main(void){return !protobuf_c_version();}\n' | \
+		 $(CC) -x c - -o /dev/null -lprotobuf-c 2>/dev/null && echo 1)
+ifeq ($(HAVE_PROTOBUF_C),1)
+PROTO_B   := $(B)/proto
+PROTO_OBJ := $(PROTO_B)/perfetto_trace.pb-c.o
+ANALYZER_CFLAGS += -DHAVE_PROTOBUF_C -I$(PROTO_B)
+ANALYZER_LIBS += -lprotobuf-c
+
+$(PROTO_B)/perfetto_trace.pb-c.c: analyzer/proto/perfetto_trace.proto
+	@mkdir -p $(@D)
+	$(Q)$(PROTOC_C) --c_out=$(@D) -Ianalyzer/proto $<
+$(PROTO_B)/perfetto_trace.pb-c.h: $(PROTO_B)/perfetto_trace.pb-c.c
+$(PROTO_OBJ): $(PROTO_B)/perfetto_trace.pb-c.c
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+$(B)/analyzer/export_perfetto.o: $(PROTO_B)/perfetto_trace.pb-c.h
+endif
+
 # The version both commands print; the launcher also knows where the
 # library is installed.
 ANALYZER_CFLAGS += -DGT_VERSION='"$(VERSION)"' -DGT_PREFIX='"$(PREFIX)"'
@@ -96,7 +119,7 @@ $(B)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/gputrace/*.h
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(ANALYZER_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
-$(ANALYZER): $(ANALYZER_OBJ)
+$(ANALYZER): $(ANALYZER_OBJ) $(PROTO_OBJ)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(ANALYZER_LIBS) -lstdc++ -lm
 
 $(LAUNCHER): $(LAUNCHER_OBJ)
@@ -124,7 +147,8 @@ test: all $(TEST_DEPS) $(TEST_BINS)
 
 # Debian packages the build and the tests need (CUDA comes from CUDA_HOME).
 DEB_DEPS := build-essential libcmocka-dev perl clang libclang-rt-dev \
-	    libsqlite3-dev sqlite3 chromium time pkg-config
+	    libsqlite3-dev sqlite3 chromium time pkg-config \
+	    libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do \
 		dpkg-query -W -f '$${Status}' $$p 2>/dev/null | \

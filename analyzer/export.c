@@ -25,7 +25,7 @@
 
 int export_wanted(const struct export_opts *o)
 {
-	return o->trace || o->sqlite || o->html || o->diff;
+	return o->trace || o->perfetto || o->sqlite || o->html || o->diff;
 }
 
 /* export_pass(), what went wrong put in *why (to free), not said. */
@@ -280,6 +280,8 @@ static int one_dump_outputs(const struct export_opts *o, const char *path)
 		rc = html_export(o->html, path, &m, NULL, o);
 	if (!rc && o->trace)
 		rc = trace_export(o->trace, &d, 1, o);
+	if (!rc && o->perfetto)
+		rc = perfetto_export(o->perfetto, &d, 1, o);
 	if (!rc && o->sqlite)
 		rc = sqlite_export(o->sqlite, &d, 1);
 	if (have_m)
@@ -302,9 +304,11 @@ static int many_dumps(const struct export_opts *o, char **paths, size_t n)
 		rc = html_export(o->html, NULL, NULL, rk, o);
 	if (!rc && o->trace)
 		rc = trace_export(o->trace, rk->dumps, rk->n, o);
+	if (!rc && o->perfetto)
+		rc = perfetto_export(o->perfetto, rk->dumps, rk->n, o);
 	if (!rc && o->sqlite)
 		rc = sqlite_export(o->sqlite, rk->dumps, rk->n);
-	if (!rc && !o->html && !o->trace && !o->sqlite) {
+	if (!rc && !o->html && !o->trace && !o->perfetto && !o->sqlite) {
 		if (o->json)
 			ranks_report_json(stdout, rk);
 		else

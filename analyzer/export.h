@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * export.h - the outputs beyond the text and JSON reports: the Perfetto
- * timeline (--trace), the SQLite database (--sqlite), the HTML report
+ * timeline (--trace, --perfetto), the SQLite database (--sqlite), the HTML report
  * (--html), several dumps at once (ranks.h) and the comparison of two
  * runs (--diff, diff.h).  main.c parses the options into export_opts and
  * hands the dumps to export_main().
@@ -17,6 +17,7 @@
 
 struct export_opts {
 	const char *trace;          /* --trace FILE */
+	const char *perfetto;       /* --perfetto FILE */
 	const char *sqlite;         /* --sqlite FILE */
 	const char *html;           /* --html FILE */
 	int diff;                   /* --diff BEFORE AFTER */
@@ -46,10 +47,12 @@ struct export_dump {
 enum {
 	EXPORT_OPT_TRACE = 512, EXPORT_OPT_SQLITE, EXPORT_OPT_HTML,
 	EXPORT_OPT_DIFF, EXPORT_OPT_FROM, EXPORT_OPT_TO, EXPORT_OPT_STEPS,
+	EXPORT_OPT_PERFETTO,
 };
 
 #define EXPORT_LONGOPTS \
 	{ "trace", required_argument, NULL, EXPORT_OPT_TRACE }, \
+	{ "perfetto", required_argument, NULL, EXPORT_OPT_PERFETTO }, \
 	{ "sqlite", required_argument, NULL, EXPORT_OPT_SQLITE }, \
 	{ "html", required_argument, NULL, EXPORT_OPT_HTML }, \
 	{ "diff", no_argument, NULL, EXPORT_OPT_DIFF }, \
@@ -59,8 +62,9 @@ enum {
 
 #define EXPORT_USAGE \
 	"    --trace OUT   write a Chrome trace (ui.perfetto.dev, chrome://tracing)\n" \
-	"    --from S, --to S  only seconds S.. or ..S from the start (--trace)\n" \
-	"    --steps N..M  only steps N to M (--trace; needs step detection)\n" \
+	"    --perfetto OUT  the same timeline in Perfetto's protobuf format\n" \
+	"    --from S, --to S  only seconds S.. or ..S from the start (timelines)\n" \
+	"    --steps N..M  only steps N to M (timelines; needs step detection)\n" \
 	"    --sqlite OUT  write an SQLite database, one table per record kind\n" \
 	"    --html OUT    write a self-contained HTML report\n" \
 	"    --diff        compare two dumps: BEFORE AFTER\n"
@@ -96,6 +100,8 @@ int export_try_model(const char *path, struct model *m, uint64_t base,
 /* The outputs (export_trace.c, export_sqlite.c, html.c): exit status. */
 int trace_export(const char *out, struct export_dump *d, size_t n,
 		 const struct export_opts *o);
+int perfetto_export(const char *out, struct export_dump *d, size_t n,
+		    const struct export_opts *o);
 int sqlite_export(const char *out, struct export_dump *d, size_t n);
 
 #endif /* GPUTRACE_ANALYZER_EXPORT_H */

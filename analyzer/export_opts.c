@@ -65,6 +65,9 @@ int export_option(int opt, const char *arg, struct export_opts *o)
 	case EXPORT_OPT_TRACE:
 		o->trace = arg;
 		return 0;
+	case EXPORT_OPT_PERFETTO:
+		o->perfetto = arg;
+		return 0;
 	case EXPORT_OPT_SQLITE:
 		o->sqlite = arg;
 		return 0;
@@ -102,6 +105,8 @@ static const char *file_option(const struct export_opts *o)
 {
 	if (o->trace)
 		return "--trace";
+	if (o->perfetto)
+		return "--perfetto";
 	if (o->sqlite)
 		return "--sqlite";
 	return o->html ? "--html" : NULL;
@@ -123,8 +128,8 @@ int export_check(const struct export_opts *o)
 {
 	const char *win = window_option(o), *file = file_option(o);
 
-	if (win && !o->trace)
-		return misfit("%s only applies to --trace", win);
+	if (win && !o->trace && !o->perfetto)
+		return misfit("%s only applies to --trace and --perfetto", win);
 	if (o->have_steps && (o->have_from || o->have_to))
 		return misfit("--steps and --from/--to both pick the window: "
 			      "give one of them");

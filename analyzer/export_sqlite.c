@@ -3,8 +3,11 @@
  * export_sqlite.c - --sqlite FILE: the dumps as an SQLite database, one
  * table per kind of record (docs/exports.md documents the schema).  Rows go in
  * through prepared statements inside one transaction, with the journal
- * off; indexes and views are made once everything is in, which is
- * faster than keeping indexes up to date row by row.
+ * off; values are bound, never formatted; the host events, most of the
+ * rows, are inserted SQ_BATCH rows per statement (export_sqlite.h);
+ * indexes and views are made once everything is in, which is faster than
+ * keeping indexes up to date row by row, by one thread (the sorter's
+ * worker threads cost more CPU time than they save).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,7 +37,8 @@ int sqlite_export(const char *out, struct export_dump *d, size_t n)
 #define EV "dump INTEGER, event_id INTEGER, tid INTEGER, t0 INTEGER, " \
 	   "dur INTEGER, result INTEGER, "
 
-static const struct { const char *name, *cols; } tables[SQ_TABLES] = {
+/* Event tables (batch 1) are inserted SQ_BATCH rows at a time. */
+static const struct { const char *name, *cols; int batch; } tables[SQ_TABLES] = {
 	[SQ_DUMPS] = { "dumps", "id INTEGER PRIMARY KEY, path TEXT, pid INTEGER, "
 		"start_ns INTEGER, start_realtime_ns INTEGER, offset_ns INTEGER, "
 		"format_version INTEGER" },
@@ -50,25 +54,25 @@ static const struct { const char *name, *cols; } tables[SQ_TABLES] = {
 		"block_y INTEGER, block_z INTEGER, shared_mem INTEGER" },
 	[SQ_STREAMS] = { "streams", "dump INTEGER, id INTEGER, handle INTEGER" },
 	[SQ_LAUNCHES] = { "launches", EV "stream INTEGER, op INTEGER, "
-		"shape INTEGER, function INTEGER, function_version INTEGER" },
+		"shape INTEGER, function INTEGER, function_version INTEGER", 1 },
 	[SQ_GRAPH_LAUNCHES] = { "graph_launches", EV "stream INTEGER, op INTEGER, "
-		"graph INTEGER" },
+		"graph INTEGER", 1 },
 	[SQ_COPIES] = { "copies", EV "stream INTEGER, op INTEGER, bytes INTEGER, "
 		"src INTEGER, dst INTEGER, count INTEGER, memory TEXT, "
-		"staged INTEGER, sync_pinned INTEGER, stack INTEGER" },
+		"staged INTEGER, sync_pinned INTEGER, stack INTEGER", 1 },
 	[SQ_MEMSETS] = { "memsets", EV "stream INTEGER, op INTEGER, "
-		"bytes INTEGER, dst INTEGER" },
+		"bytes INTEGER, dst INTEGER", 1 },
 	[SQ_SYNCS] = { "syncs", EV "stream INTEGER, op INTEGER, handle INTEGER, "
-		"stack INTEGER" },
+		"stack INTEGER", 1 },
 	[SQ_HOST_ALLOCS] = { "host_allocs", EV "op INTEGER, bytes INTEGER, "
-		"ptr INTEGER, flags INTEGER, stack INTEGER" },
+		"ptr INTEGER, flags INTEGER, stack INTEGER", 1 },
 	[SQ_NCCL_CALLS] = { "nccl_calls", EV "stream INTEGER, op INTEGER, "
 		"count INTEGER, bytes INTEGER, comm INTEGER, peer INTEGER, "
-		"datatype TEXT, redop INTEGER, stack INTEGER" },
+		"datatype TEXT, redop INTEGER, stack INTEGER", 1 },
 	[SQ_NVTX_EVENTS] = { "nvtx_events", "dump INTEGER, event_id INTEGER, "
 		"tid INTEGER, t0 INTEGER, op INTEGER, call TEXT, message INTEGER, "
-		"domain INTEGER, range_id INTEGER, category INTEGER, level INTEGER" },
-	[SQ_OTHER_EVENTS] = { "other_events", EV "stream INTEGER, op INTEGER" },
+		"domain INTEGER, range_id INTEGER, category INTEGER, level INTEGER", 1 },
+	[SQ_OTHER_EVENTS] = { "other_events", EV "stream INTEGER, op INTEGER", 1 },
 	[SQ_DROPS] = { "drops", "dump INTEGER, tid INTEGER, count INTEGER" },
 	[SQ_NOTES] = { "notes", "dump INTEGER, level INTEGER, text TEXT" },
 	[SQ_STACKS] = { "stacks", "dump INTEGER, id INTEGER, native INTEGER, "
@@ -167,51 +171,133 @@ static int exec(struct sq *s, const char *sql)
 	return -1;
 }
 
-void sq_int(sqlite3_stmt *st, int i, int64_t v)
+struct sq_row *sq_row(struct sq *s, enum sq_table t)
 {
-	sqlite3_bind_int64(st, i, v);
+	struct sq_tab *tb = &s->tab[t];
+
+	if (tb->held) {
+		tb->row.cells = tb->held + (size_t)tb->n * (size_t)tb->cols;
+		memset(tb->row.cells, 0, sizeof(*tb->held) * (size_t)tb->cols);
+	}
+	return &tb->row;
 }
 
-void sq_text(sqlite3_stmt *st, int i, const char *str)
+void sq_int(struct sq_row *r, int i, int64_t v)
 {
-	if (str)
-		sqlite3_bind_text(st, i, str, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
+	if (r->cells) {
+		r->cells[i - 1].type = SQ_INT;
+		r->cells[i - 1].v = v;
+	} else {
+		sqlite3_bind_int64(r->st, i, v);
+	}
 }
 
-void sq_blob(sqlite3_stmt *st, int i, const void *p, int n)
+void sq_text(struct sq_row *r, int i, const char *str)
 {
-	sqlite3_bind_blob(st, i, p, n, SQLITE_TRANSIENT);
+	if (r->cells) {
+		r->cells[i - 1].type = str ? SQ_TEXT : SQ_NULL;
+		r->cells[i - 1].text = str;
+	} else if (str) {
+		sqlite3_bind_text(r->st, i, str, -1, SQLITE_TRANSIENT);
+	} else {
+		sqlite3_bind_null(r->st, i);
+	}
+}
+
+static void run(struct sq *s, enum sq_table t, sqlite3_stmt *st)
+{
+	if (!s->failed && sqlite3_step(st) != SQLITE_DONE)
+		sq_fail(s, tables[t].name);
+	sqlite3_reset(st);
+}
+
+/* Bind n held rows from cell c on into st, from parameter 1. */
+static void bind_held(sqlite3_stmt *st, const struct sq_cell *c, int n)
+{
+	for (int i = 1; i <= n; i++, c++)
+		switch (c->type) {
+		case SQ_INT:
+			sqlite3_bind_int64(st, i, c->v);
+			break;
+		case SQ_TEXT:
+			sqlite3_bind_text(st, i, c->text, -1, SQLITE_STATIC);
+			break;
+		default:
+			sqlite3_bind_null(st, i);
+		}
+}
+
+/* Insert the rows held for t: one statement for a whole batch, one per
+ * row for what is left at the end. */
+static void flush(struct sq *s, enum sq_table t)
+{
+	struct sq_tab *tb = &s->tab[t];
+
+	if (tb->n == SQ_BATCH) {
+		bind_held(tb->many, tb->held, SQ_BATCH * tb->cols);
+		run(s, t, tb->many);
+	} else {
+		for (int i = 0; i < tb->n; i++) {
+			bind_held(tb->row.st, tb->held + (size_t)i * (size_t)tb->cols,
+				  tb->cols);
+			run(s, t, tb->row.st);
+		}
+	}
+	tb->n = 0;
 }
 
 void sq_step(struct sq *s, enum sq_table t)
 {
-	sqlite3_stmt *st = s->ins[t];
+	struct sq_tab *tb = &s->tab[t];
 
-	if (!s->failed && sqlite3_step(st) != SQLITE_DONE)
-		sq_fail(s, tables[t].name);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
 	s->rows++;
+	if (tb->held) {
+		if (++tb->n == SQ_BATCH)
+			flush(s, t);
+		return;
+	}
+	run(s, t, tb->row.st);
+	sqlite3_clear_bindings(tb->row.st);
 }
 
-/* "INSERT INTO t VALUES (?,?,...)" with one ? per column. */
-static char *insert_sql(int t)
+static int columns(int t)
 {
-	size_t cols = 1, len = strlen(tables[t].name) + 32;
-	char *sql, *p;
+	int cols = 1;
 
 	for (const char *c = tables[t].cols; *c; c++)
 		cols += *c == ',';
-	sql = xmalloc(len + 2 * cols);
-	p = sql + sprintf(sql, "INSERT INTO %s VALUES (", tables[t].name);
-	for (size_t i = 0; i < cols; i++) {
-		*p++ = '?';
-		*p++ = i + 1 < cols ? ',' : ')';
+	return cols;
+}
+
+/* "INSERT INTO t VALUES (?,?,...),..." with rows of one ? per column. */
+static char *insert_sql(int t, int rows)
+{
+	size_t cols = (size_t)columns(t), len = strlen(tables[t].name) + 32;
+	char *sql, *p;
+
+	sql = xmalloc(len + (2 * cols + 2) * (size_t)rows);
+	p = sql + sprintf(sql, "INSERT INTO %s VALUES ", tables[t].name);
+	for (int r = 0; r < rows; r++) {
+		if (r)
+			*p++ = ',';
+		*p++ = '(';
+		for (size_t i = 0; i < cols; i++) {
+			*p++ = '?';
+			*p++ = i + 1 < cols ? ',' : ')';
+		}
 	}
 	*p = '\0';
 	return sql;
+}
+
+static int prepare(struct sq *s, int t, int rows, sqlite3_stmt **st)
+{
+	char *sql = insert_sql(t, rows);
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		sq_fail(s, sql);
+	free(sql);
+	return s->failed ? -1 : 0;
 }
 
 static int schema(struct sq *s)
@@ -222,14 +308,15 @@ static int schema(struct sq *s)
 		int rc = exec(s, sql);
 
 		free(sql);
-		if (rc < 0)
+		if (rc < 0 || prepare(s, t, 1, &s->tab[t].row.st) < 0)
 			return -1;
-		sql = insert_sql(t);
-		if (sqlite3_prepare_v2(s->db, sql, -1, &s->ins[t], NULL) != SQLITE_OK)
-			sq_fail(s, sql);
-		free(sql);
-		if (s->failed)
+		s->tab[t].cols = columns(t);
+		if (!tables[t].batch)
+			continue;
+		if (prepare(s, t, SQ_BATCH, &s->tab[t].many) < 0)
 			return -1;
+		s->tab[t].held = xcalloc((size_t)SQ_BATCH * (size_t)s->tab[t].cols,
+					 sizeof(struct sq_cell));
 	}
 	return 0;
 }
@@ -253,7 +340,6 @@ static int open_db(struct sq *s, const char *path)
 	    exec(s, "PRAGMA locking_mode=EXCLUSIVE") < 0 ||
 	    exec(s, "PRAGMA page_size=16384") < 0 ||
 	    exec(s, "PRAGMA cache_size=-32768") < 0 ||
-	    exec(s, "PRAGMA threads=2") < 0 ||
 	    exec(s, "BEGIN") < 0)
 		return -1;
 	return schema(s);
@@ -286,6 +372,8 @@ static int load(struct sq *s, struct export_dump *d, size_t n)
 
 static int finish(struct sq *s)
 {
+	for (int t = 0; t < SQ_TABLES; t++)
+		flush(s, (enum sq_table)t);
 	if (exec(s, "COMMIT") < 0)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(finish_sql); i++)
@@ -296,8 +384,11 @@ static int finish(struct sq *s)
 
 static void close_db(struct sq *s)
 {
-	for (int t = 0; t < SQ_TABLES; t++)
-		sqlite3_finalize(s->ins[t]);
+	for (int t = 0; t < SQ_TABLES; t++) {
+		sqlite3_finalize(s->tab[t].row.st);
+		sqlite3_finalize(s->tab[t].many);
+		free(s->tab[t].held);
+	}
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		sq_fail(s, "close");
 	hmap_release(&s->shape_fn);

@@ -27,10 +27,37 @@ enum sq_table {
 	SQ_TABLES,
 };
 
+/* A value held for a batched insert: NULL, an integer or a static text. */
+struct sq_cell {
+	int64_t v;
+	const char *text;
+	enum { SQ_NULL, SQ_INT, SQ_TEXT } type;
+};
+
+/* The row being filled: bound at once (st), or held (cells, batched). */
+struct sq_row {
+	sqlite3_stmt *st;
+	struct sq_cell *cells;
+};
+
+/*
+ * The insert of a table.  The tables of host events are batched: their
+ * rows are held and inserted SQ_BATCH at a time by one statement, which
+ * costs SQLite far less per row; their text values must be static.
+ */
+#define SQ_BATCH 32
+
+struct sq_tab {
+	struct sq_row row;
+	sqlite3_stmt *many;         /* batched: INSERT of SQ_BATCH rows */
+	struct sq_cell *held;       /* batched: SQ_BATCH rows of cells */
+	int cols, n;                /* n: rows held */
+};
+
 struct sq {
 	sqlite3 *db;
 	const char *path;
-	sqlite3_stmt *ins[SQ_TABLES];
+	struct sq_tab tab[SQ_TABLES];
 	int failed;                 /* an error was said */
 	int64_t dump;               /* the dump being loaded */
 	uint64_t rows;              /* since the last commit */
@@ -39,11 +66,12 @@ struct sq {
 	struct gpu_clock clock;
 };
 
-/* Bind helpers: column i (from 1). */
-void sq_int(sqlite3_stmt *st, int i, int64_t v);
-void sq_text(sqlite3_stmt *st, int i, const char *s);
-void sq_blob(sqlite3_stmt *st, int i, const void *p, int n);
-/* Run the statement of t with what is bound, then clear it. */
+/* Start a row of table t. */
+struct sq_row *sq_row(struct sq *s, enum sq_table t);
+/* Column i (from 1) of the row; a column not set is NULL. */
+void sq_int(struct sq_row *r, int i, int64_t v);
+void sq_text(struct sq_row *r, int i, const char *s);
+/* End the row of t: inserted, or held for the batch. */
 void sq_step(struct sq *s, enum sq_table t);
 /* Say the database's last error once. */
 void sq_fail(struct sq *s, const char *what);

@@ -18,9 +18,9 @@
 
 #define I(st, i, v) sq_int(st, i, (int64_t)(v))
 
-static sqlite3_stmt *row(struct sq *s, enum sq_table t)
+static struct sq_row *row(struct sq *s, enum sq_table t)
 {
-	sqlite3_stmt *st = s->ins[t];
+	struct sq_row *st = sq_row(s, t);
 
 	I(st, 1, s->dump);
 	return st;
@@ -29,7 +29,7 @@ static sqlite3_stmt *row(struct sq *s, enum sq_table t)
 void sq_dump_row(struct sq *s, const struct export_dump *d,
 		 const struct gt_file_header *h)
 {
-	sqlite3_stmt *st = row(s, SQ_DUMPS);
+	struct sq_row *st = row(s, SQ_DUMPS);
 
 	sq_text(st, 2, dump_name(d->path));
 	I(st, 3, h->pid);
@@ -42,7 +42,7 @@ void sq_dump_row(struct sq *s, const struct export_dump *d,
 
 static void process(struct sq *s, const struct dump_process *p)
 {
-	sqlite3_stmt *st = row(s, SQ_PROCESSES);
+	struct sq_row *st = row(s, SQ_PROCESSES);
 	size_t len = 1;
 	char *cmd;
 
@@ -74,7 +74,7 @@ static const char *kind_name(uint8_t kind)
 
 static void op(struct sq *s, const struct dump_op *o)
 {
-	sqlite3_stmt *st = row(s, SQ_OPS);
+	struct sq_row *st = row(s, SQ_OPS);
 
 	I(st, 2, o->id);
 	sq_text(st, 3, kind_name(o->kind));
@@ -89,7 +89,7 @@ static void op(struct sq *s, const struct dump_op *o)
 static void function(struct sq *s, const struct dump_reader *r,
 		     const struct gt_function *f)
 {
-	sqlite3_stmt *st = row(s, SQ_KERNELS);
+	struct sq_row *st = row(s, SQ_KERNELS);
 	const char *sym = f->name_str ? dump_string(r, f->name_str) : NULL;
 	uintptr_t version = (uintptr_t)hmap_get_int(&s->fn_version, f->id) + 1;
 	char *full = sym ? demangle(sym) : NULL, name[512];
@@ -109,7 +109,7 @@ static void function(struct sq *s, const struct dump_reader *r,
 
 static void shape(struct sq *s, const struct gt_shape *sh)
 {
-	sqlite3_stmt *st = row(s, SQ_SHAPES);
+	struct sq_row *st = row(s, SQ_SHAPES);
 
 	I(st, 2, sh->id);
 	I(st, 3, sh->function);
@@ -123,10 +123,10 @@ static void shape(struct sq *s, const struct gt_shape *sh)
 }
 
 /* The columns every host event table starts with. */
-static sqlite3_stmt *event_row(struct sq *s, enum sq_table t,
+static struct sq_row *event_row(struct sq *s, enum sq_table t,
 			       const struct dump_event *ev)
 {
-	sqlite3_stmt *st = row(s, t);
+	struct sq_row *st = row(s, t);
 
 	I(st, 2, ev->id);
 	I(st, 3, ev->tid);
@@ -140,7 +140,7 @@ static sqlite3_stmt *event_row(struct sq *s, enum sq_table t,
 
 static void nccl_call(struct sq *s, const struct dump_event *ev)
 {
-	sqlite3_stmt *st = event_row(s, SQ_NCCL_CALLS, ev);
+	struct sq_row *st = event_row(s, SQ_NCCL_CALLS, ev);
 	const uint64_t *a = ev->arg;
 
 	I(st, 9, a[GT_ARG_NCCL_COUNT]);
@@ -162,7 +162,7 @@ static void nvtx_event(struct sq *s, const struct dump_event *ev)
 		"?", "push", "pop", "start", "end", "mark", "name_category",
 		"name_thread",
 	};
-	sqlite3_stmt *st = row(s, SQ_NVTX_EVENTS);
+	struct sq_row *st = row(s, SQ_NVTX_EVENTS);
 	uint8_t c = ev->op->direction;
 
 	I(st, 2, ev->id);
@@ -178,7 +178,7 @@ static void nvtx_event(struct sq *s, const struct dump_event *ev)
 
 static void host_alloc(struct sq *s, const struct dump_event *ev)
 {
-	sqlite3_stmt *st = row(s, SQ_HOST_ALLOCS);
+	struct sq_row *st = row(s, SQ_HOST_ALLOCS);
 
 	I(st, 2, ev->id);
 	I(st, 3, ev->tid);
@@ -193,7 +193,7 @@ static void host_alloc(struct sq *s, const struct dump_event *ev)
 
 static void copy(struct sq *s, const struct dump_event *ev)
 {
-	sqlite3_stmt *st = event_row(s, SQ_COPIES, ev);
+	struct sq_row *st = event_row(s, SQ_COPIES, ev);
 	uint64_t mem = ev->arg[GT_ARG_COPY_MEMORY];
 
 	for (int i = GT_ARG_COPY_BYTES; i <= GT_ARG_COPY_COUNT; i++)
@@ -207,7 +207,7 @@ static void copy(struct sq *s, const struct dump_event *ev)
 
 static void event(struct sq *s, const struct dump_event *ev)
 {
-	sqlite3_stmt *st;
+	struct sq_row *st;
 	uintptr_t fn;
 
 	switch (ev->op->kind) {
@@ -259,7 +259,7 @@ static void event(struct sq *s, const struct dump_event *ev)
 static void stack(struct sq *s, const struct dump_reader *r,
 		  const struct dump_record *rec)
 {
-	sqlite3_stmt *st = row(s, SQ_STACKS);
+	struct sq_row *st = row(s, SQ_STACKS);
 	struct gt_pyframe f;
 	uint64_t pc;
 	int depth = 0;
@@ -297,7 +297,7 @@ static void modules(struct sq *s, const struct dump_reader *r,
 	char hex[2 * sizeof(mod.build_id) + 1];
 
 	for (uint32_t i = 0; i < rec->modules.count; i++) {
-		sqlite3_stmt *st = row(s, SQ_MODULES);
+		struct sq_row *st = row(s, SQ_MODULES);
 
 		memcpy(&mod, (const uint8_t *)rec->modules.mods + i * sizeof(mod),
 		       sizeof(mod));
@@ -313,7 +313,7 @@ static void modules(struct sq *s, const struct dump_reader *r,
 	}
 }
 
-static void hex_text(sqlite3_stmt *st, int i, uint64_t v)
+static void hex_text(struct sq_row *st, int i, uint64_t v)
 {
 	char buf[20];
 
@@ -324,7 +324,7 @@ static void hex_text(sqlite3_stmt *st, int i, uint64_t v)
 static void nccl_comm(struct sq *s, const struct dump_reader *r,
 		      const struct gt_nccl_comm *c)
 {
-	sqlite3_stmt *st = row(s, SQ_NCCL_COMMS);
+	struct sq_row *st = row(s, SQ_NCCL_COMMS);
 
 	I(st, 2, c->id);
 	I(st, 3, c->parent);
@@ -349,7 +349,7 @@ static void nccl_prof_rows(struct sq *s, const struct dump_reader *r,
 	struct gt_nccl_prof p;
 
 	for (uint32_t i = 0; i < rec->nccl_prof.count; i++) {
-		sqlite3_stmt *st = row(s, SQ_NCCL_OPS);
+		struct sq_row *st = row(s, SQ_NCCL_OPS);
 
 		memcpy(&p, (const uint8_t *)rec->nccl_prof.recs +
 		       (size_t)i * rec->nccl_prof.size, sizeof(p));
@@ -379,7 +379,7 @@ static void info(struct sq *s, enum sq_table t, const struct dump_record *rec)
 	struct env_item it;
 
 	while (env_item_next(&pos, end, &it)) {
-		sqlite3_stmt *st = row(s, t);
+		struct sq_row *st = row(s, t);
 
 		I(st, 2, rec->info.h.time_ns);
 		I(st, 3, rec->info.h.scope);
@@ -387,13 +387,13 @@ static void info(struct sq *s, enum sq_table t, const struct dump_record *rec)
 		I(st, 5, it.status);
 		I(st, 6, it.value);
 		if (it.len)
-			sqlite3_bind_text(st, 7, it.text, (int)it.len, SQLITE_TRANSIENT);
+			sqlite3_bind_text(st->st, 7, it.text, (int)it.len, SQLITE_TRANSIENT);
 		sq_step(s, t);
 	}
 }
 
 /* GPU start and end, on the host clock when a clock pair came before. */
-static void gpu_times(struct sq *s, sqlite3_stmt *st, uint64_t host_id,
+static void gpu_times(struct sq *s, struct sq_row *st, uint64_t host_id,
 		      uint64_t start, uint64_t end)
 {
 	uint64_t h = gpu_clock_map(&s->clock, start);
@@ -410,7 +410,7 @@ static void gpu_times(struct sq *s, sqlite3_stmt *st, uint64_t host_id,
 static void gpu_kernel(struct sq *s, const struct dump_reader *r,
 		       const struct gt_gpu_kernel *k)
 {
-	sqlite3_stmt *st = row(s, SQ_GPU_KERNELS);
+	struct sq_row *st = row(s, SQ_GPU_KERNELS);
 	const char *sym = k->name_str ? dump_string(r, k->name_str) : NULL;
 	char *full = sym ? demangle(sym) : NULL, name[512];
 
@@ -434,7 +434,7 @@ static void gpu_kernel(struct sq *s, const struct dump_reader *r,
 
 static void gpu_copy(struct sq *s, const struct gt_gpu_copy *c, int set)
 {
-	sqlite3_stmt *st = row(s, SQ_GPU_COPIES);
+	struct sq_row *st = row(s, SQ_GPU_COPIES);
 
 	gpu_times(s, st, c->host_id, c->start, c->end);
 	I(st, 7, c->bytes);
@@ -451,7 +451,7 @@ static void gpu_copy(struct sq *s, const struct gt_gpu_copy *c, int set)
 
 static void gpu_span(struct sq *s, const struct gt_gpu_span *g, int graph)
 {
-	sqlite3_stmt *st = row(s, SQ_GPU_SPANS);
+	struct sq_row *st = row(s, SQ_GPU_SPANS);
 
 	gpu_times(s, st, g->host_id, g->start, g->end);
 	I(st, 7, g->correlation);
@@ -484,7 +484,7 @@ static void gpu(struct sq *s, const struct dump_reader *r,
 static void simple(struct sq *s, const struct dump_reader *r,
 		   const struct dump_record *rec)
 {
-	sqlite3_stmt *st;
+	struct sq_row *st;
 
 	switch (rec->type) {
 	case DUMP_STRING:

@@ -6,7 +6,8 @@
  * and its arguments, a track per GPU stream (export_trace_gpu.c), NVTX
  * ranges, NCCL operations and counters (export_trace_misc.c).  Times are
  * microseconds from the earliest start among the dumps, after each dump's
- * clock offset (ranks.h aligns several).
+ * clock offset (ranks.h aligns several).  --perfetto writes the same
+ * events as Perfetto's protobuf packets (export_perfetto.c): t->pf set.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,13 +60,24 @@ const char *trace_str(struct trace *t, const struct dump_reader *r,
 	return q;
 }
 
-void trace_thread_name(struct trace *t, uint64_t tid, const char *qname,
+const char *trace_text(const struct dump_reader *r, uint32_t id)
+{
+	const char *s = id ? dump_string(r, id) : NULL;
+
+	return s ? s : "";
+}
+
+void trace_thread_name(struct trace *t, uint64_t tid, const char *name,
 		       int sort)
 {
+	if (t->pf) {
+		pft_track_name(t, tid, name, sort);
+		return;
+	}
 	trace_begin(t, "M");
 	xo_u64(&t->o, tid);
 	xo_str(&t->o, ",\"name\":\"thread_name\",\"args\":{\"name\":");
-	xo_str(&t->o, qname);
+	xo_qstr(&t->o, name);
 	xo_str(&t->o, "}}");
 	if (sort < 0)
 		return;
@@ -96,7 +108,8 @@ static void put_key_u64(struct xout *o, const char *key, uint64_t v)
 	xo_u64(o, v);
 }
 
-/* The args of a launch of shape id (struct trace_shape). */
+/* The args of a launch of shape id (struct trace_shape); for --perfetto
+ * the kernel in CUDA's syntax, "name<<<(grid), (block), shared_mem>>>". */
 static const char *shape_args(struct trace *t, const struct dump_reader *r,
 			      uint64_t id)
 {
@@ -107,7 +120,7 @@ static const char *shape_args(struct trace *t, const struct dump_reader *r,
 	const char *sym;
 
 	if (!s)
-		return "\"kernel\":\"<unknown>\"";
+		return t->pf ? "<unknown>" : "\"kernel\":\"<unknown>\"";
 	f = hmap_get_int(&t->funcs, s->function);
 	if (s->args && s->gen == (f ? f->gen : t->fn_gen) &&
 	    s->str_gen == t->str_gen)
@@ -118,8 +131,9 @@ static const char *shape_args(struct trace *t, const struct dump_reader *r,
 	sym = f && f->name_str ? dump_string(r, f->name_str) : NULL;
 	full = demangle(sym ? sym : "<unknown>");
 	short_kernel_name(full, name, sizeof(name));
-	q = xo_quoted(name);
-	s->args = xasprintf("\"kernel\":%s,\"grid\":\"%u,%u,%u\",\"block\":"
+	q = t->pf ? xstrdup(name) : xo_quoted(name);
+	s->args = xasprintf(t->pf ? "%s<<<(%u,%u,%u), (%u,%u,%u), %u>>>" :
+			    "\"kernel\":%s,\"grid\":\"%u,%u,%u\",\"block\":"
 			    "\"%u,%u,%u\",\"shared_mem\":%u", q, s->grid[0],
 			    s->grid[1], s->grid[2], s->block[0], s->block[1],
 			    s->block[2], s->shared_mem);
@@ -223,14 +237,13 @@ static int has_gpu_work(uint8_t kind)
 
 static void name_thread(struct trace *t, uint32_t tid)
 {
-	char *q;
+	char name[32];
 
 	if (hmap_get_int(&t->tids, tid))
 		return;
 	hmap_put_int(&t->tids, tid, (void *)1);
-	q = xasprintf("\"thread %u\"", tid);
-	trace_thread_name(t, tid, q, -1);
-	free(q);
+	snprintf(name, sizeof(name), "thread %u", tid);
+	trace_thread_name(t, tid, name, -1);
 }
 
 /* Whether the window has a host call; notes the calls' span. */
@@ -248,6 +261,71 @@ static int host_in(struct trace *t, const struct dump_event *ev)
 	return 1;
 }
 
+static void pf_copy_args(struct pft_slice *e, const struct dump_event *ev)
+{
+	uint64_t mem = ev->arg[GT_ARG_COPY_MEMORY];
+
+	pft_u64(e, "bytes", ev->arg[GT_ARG_COPY_BYTES]);
+	pft_str(e, "direction", direction_name(ev->op->direction));
+	pft_str(e, "memory", memory_name(mem & GT_MEM_MASK));
+	if (mem & GT_COPYF_STAGED)
+		pft_bool(e, "staged");
+	if (mem & GT_COPYF_SYNC_PINNED)
+		pft_bool(e, "sync_pinned");
+}
+
+static void pf_nccl_args(struct pft_slice *e, const struct dump_event *ev)
+{
+	pft_u64(e, "count", ev->arg[GT_ARG_NCCL_COUNT]);
+	pft_u64(e, "bytes", ev->arg[GT_ARG_NCCL_BYTES]);
+	pft_u64(e, "comm", ev->arg[GT_ARG_NCCL_COMM]);
+	if (ev->arg[GT_ARG_NCCL_PEER])
+		pft_u64(e, "root_or_peer", ev->arg[GT_ARG_NCCL_PEER] - 1);
+	if (ev->arg[GT_ARG_NCCL_DTYPE])
+		pft_str(e, "datatype", nccl_type_name((uint32_t)ev->arg[GT_ARG_NCCL_DTYPE]));
+}
+
+/*
+ * A host call for --perfetto: the args of the JSON trace but the stream,
+ * which is the track (a child of the thread's per stream, the thread's
+ * own for stream 0); a launch's kernel and shape are one string.
+ */
+static void pf_host_event(struct trace *t, const struct dump_reader *r,
+			  const struct dump_event *ev)
+{
+	struct pft_slice e = { .tid = ev->tid, .stream = ev->stream,
+			       .t0 = ev->t0, .dur = ev->dur,
+			       .name = ev->op->api, .cat = kind_cat(ev->op->kind) };
+	char hex[24];
+
+	switch (ev->op->kind) {
+	case GT_KIND_LAUNCH:
+		pft_str(&e, "kernel", shape_args(t, r, ev->arg[GT_ARG_LAUNCH_SHAPE]));
+		break;
+	case GT_KIND_GRAPH:
+	case GT_KIND_SYNC:
+		snprintf(hex, sizeof(hex), "0x%llx",
+			 (unsigned long long)ev->arg[GT_ARG_SYNC_HANDLE]);
+		pft_str(&e, "handle", hex);
+		break;
+	case GT_KIND_COPY:
+		pf_copy_args(&e, ev);
+		break;
+	case GT_KIND_SET:
+	case GT_KIND_HOSTALLOC:
+		pft_u64(&e, "bytes", ev->arg[GT_ARG_COPY_BYTES]);
+		break;
+	case GT_KIND_NCCL:
+		pf_nccl_args(&e, ev);
+		break;
+	}
+	if (ev->result)
+		pft_u64(&e, "result", ev->result);
+	if (has_gpu_work(ev->op->kind) && trace_in_window(t, ev->t0))
+		e.flow_out = ev->id;
+	pft_event(t, PFT_SLICE, &e);
+}
+
 static void host_event(struct trace *t, const struct dump_reader *r,
 		       const struct dump_event *ev)
 {
@@ -256,6 +334,10 @@ static void host_event(struct trace *t, const struct dump_reader *r,
 	name_thread(t, ev->tid);
 	if (ev->op->kind == GT_KIND_NVTX) {
 		trace_nvtx(t, r, ev);
+		return;
+	}
+	if (t->pf) {
+		pf_host_event(t, r, ev);
 		return;
 	}
 	trace_begin(t, "X");
@@ -403,6 +485,8 @@ static void reset_dump(struct trace *t)
 	t->nwin = 0;
 	t->have_header = 0;
 	memset(&t->cpu, 0, sizeof(t->cpu));
+	if (t->pf)
+		pft_reset(t);
 }
 
 static void write_head(struct trace *t, const struct export_dump *d, size_t n)
@@ -483,28 +567,11 @@ static int empty_window(const struct trace *t, const struct export_opts *o)
 	return 1;
 }
 
-int trace_export(const char *out, struct export_dump *d, size_t n,
-		 const struct export_opts *o)
+/* The file's end; rc, or -1 after saying why if rc was 0. */
+static int close_out(struct trace *t, FILE *fp, const char *out, int rc)
 {
-	FILE *fp = strcmp(out, "-") ? files_open_output(out) : stdout;
-	struct trace *t;
-	int rc;
-
-	if (!fp) {
-		error_msg("cannot write '%s': %s", out, files_strerror(errno));
-		return EXIT_BADINPUT;
-	}
-	t = xcalloc(1, sizeof(*t));
-	xo_init(&t->o, fp);
-	t->opts = o;
-	t->base_ns = base_of(d, n);
-	write_head(t, d, n);
-	progress_begin("writing the timeline", total_size(d, n));
-	rc = write_dumps(t, d, n);
-	progress_end();
-	if (rc == 0 && empty_window(t, o))
-		rc = -2;
-	xo_str(&t->o, "\n]}\n");
+	if (!t->pf)
+		xo_str(&t->o, "\n]}\n");
 	if (xo_close(&t->o) < 0 && rc == 0) {
 		error_msg("cannot write '%s': %s", out, strerror(errno));
 		rc = -1;
@@ -513,11 +580,57 @@ int trace_export(const char *out, struct export_dump *d, size_t n,
 		error_msg("cannot write '%s': %s", out, strerror(errno));
 		rc = -1;
 	}
+	return rc;
+}
+
+/* --trace (JSON) or --perfetto (pf, given): the exit status. */
+static int export_timeline(const char *out, struct export_dump *d, size_t n,
+			   const struct export_opts *o, int perfetto)
+{
+	struct trace *t = xcalloc(1, sizeof(*t));
+	FILE *fp;
+	int rc;
+
+	if (perfetto && !(t->pf = pft_new(&t->o))) {
+		free(t);
+		return EXIT_BADINPUT;
+	}
+	fp = strcmp(out, "-") ? files_open_output(out) : stdout;
+	if (!fp) {
+		error_msg("cannot write '%s': %s", out, files_strerror(errno));
+		pft_free(t->pf);
+		free(t);
+		return EXIT_BADINPUT;
+	}
+	xo_init(&t->o, fp);
+	t->opts = o;
+	t->base_ns = base_of(d, n);
+	if (!perfetto)
+		write_head(t, d, n);
+	progress_begin("writing the timeline", total_size(d, n));
+	rc = write_dumps(t, d, n);
+	progress_end();
+	if (rc == 0 && empty_window(t, o))
+		rc = -2;
+	rc = close_out(t, fp, out, rc);
 	if (rc == -2 && fp != stdout)
 		unlink(out);            /* no empty timeline */
 	reset_dump(t);
+	pft_free(t->pf);
 	free(t);
 	if (rc && fp != stdout)
 		files_remove_output(out);       /* no partial timeline */
 	return rc ? EXIT_BADINPUT : 0;
+}
+
+int trace_export(const char *out, struct export_dump *d, size_t n,
+		 const struct export_opts *o)
+{
+	return export_timeline(out, d, n, o, 0);
+}
+
+int perfetto_export(const char *out, struct export_dump *d, size_t n,
+		    const struct export_opts *o)
+{
+	return export_timeline(out, d, n, o, 1);
 }

@@ -6,7 +6,9 @@
  * pairs (GT_CHUNK_CLOCK), each with an arrow from the host call that
  * caused it (the host event's id is the record's host_id: bind_id on
  * both slices), and the windows in which GPU records were taken.
+ * With --perfetto, the same through export_perfetto.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,7 +53,16 @@ static void window_slice(struct trace *t, const struct gt_gpu_window *w)
 		return;
 	if (!hmap_get_int(&t->tracks, UINT64_MAX)) {
 		hmap_put_int(&t->tracks, UINT64_MAX, (void *)1);
-		trace_thread_name(t, WINDOW_TID, "\"GPU timing windows\"", 99999);
+		trace_thread_name(t, WINDOW_TID, "GPU timing windows", 99999);
+	}
+	if (t->pf) {
+		struct pft_slice e = { .tid = WINDOW_TID, .t0 = w->start_ns,
+				       .dur = w->end_ns - w->start_ns,
+				       .name = "GPU timing window", .cat = "gputrace" };
+
+		pft_u64(&e, "seq", w->seq);
+		pft_event(t, PFT_SLICE, &e);
+		return;
 	}
 	trace_begin(t, "X");
 	xo_u64(&t->o, WINDOW_TID);
@@ -88,16 +99,15 @@ static uint64_t gpu_track(struct trace *t, uint32_t device, uint32_t stream)
 {
 	uint64_t key = (uint64_t)device << 32 | stream;
 	uintptr_t n = (uintptr_t)hmap_get_int(&t->tracks, key);
-	char *q;
+	char name[48];
 
 	if (!n) {
 		n = ++t->ntracks;
 		hmap_put_int(&t->tracks, key, (void *)n);
-		q = xasprintf("\"GPU %u stream %u\"", device, stream);
-		trace_thread_name(t, TRACE_GPU_TID + n, q,
+		snprintf(name, sizeof(name), "GPU %u stream %u", device, stream);
+		trace_thread_name(t, TRACE_GPU_TID + n, name,
 				  100000 + (int)(device % 1000) * 1000 +
 				  (int)(n % 1000));
-		free(q);
 	}
 	return TRACE_GPU_TID + n;
 }
@@ -113,18 +123,19 @@ static const char *kernel_name(struct trace *t, const struct dump_reader *r,
 		return q;
 	sym = id ? dump_string(r, id) : NULL;
 	if (!sym)
-		return "\"<unknown kernel>\"";
+		return t->pf ? "<unknown kernel>" : "\"<unknown kernel>\"";
 	full = demangle(sym);
 	short_kernel_name(full, name, sizeof(name));
 	free(full);
-	q = xo_quoted(name);
+	q = t->pf ? xstrdup(name) : xo_quoted(name);
 	hmap_put_int(&t->names, id, q);
 	return q;
 }
 
-/* {"ph":"X",...,"ts":..,"dur":..,"name":<qname>,"cat":"<cat>" */
-static int gpu_slice(struct trace *t, uint64_t tid, uint64_t start,
-		     uint64_t end, const char *qname, const char *cat)
+/* Where [start, end] of the GPU is on the host clock, in e: whether it
+ * is in the window. */
+static int gpu_span(struct trace *t, uint64_t start, uint64_t end,
+		    struct pft_slice *e)
 {
 	uint64_t h0 = trace_gpu_time(t, start), h1;
 
@@ -133,8 +144,22 @@ static int gpu_slice(struct trace *t, uint64_t tid, uint64_t start,
 		return 0;
 	}
 	h1 = end > start ? h0 + (end - start) : h0;
-	if (!trace_in(t, h0, h1))
+	e->t0 = h0;
+	e->dur = h1 - h0;
+	return trace_in(t, h0, h1);
+}
+
+/* {"ph":"X",...,"ts":..,"dur":..,"name":<qname>,"cat":"<cat>" */
+static int gpu_slice(struct trace *t, uint64_t tid, uint64_t start,
+		     uint64_t end, const char *qname, const char *cat)
+{
+	struct pft_slice e;
+	uint64_t h0, h1;
+
+	if (!gpu_span(t, start, end, &e))
 		return 0;
+	h0 = e.t0;
+	h1 = e.t0 + e.dur;
 	trace_begin(t, "X");
 	xo_u64(&t->o, tid);
 	xo_str(&t->o, ",\"ts\":");
@@ -173,11 +198,38 @@ static void dims(struct xout *o, const char *key, const int32_t v[3])
 	xo_ch(o, '"');
 }
 
+static char *dims_text(char *buf, size_t len, const int32_t v[3])
+{
+	snprintf(buf, len, "%d,%d,%d", v[0], v[1], v[2]);
+	return buf;
+}
+
+static void pf_kernel(struct trace *t, const struct dump_reader *r,
+		      const struct gt_gpu_kernel *k, uint64_t tid)
+{
+	struct pft_slice e = { .tid = tid, .cat = "kernel", .flow_in = k->host_id };
+	char grid[40], block[40];
+
+	if (!gpu_span(t, k->start, k->end, &e))
+		return;
+	e.name = kernel_name(t, r, k->name_str);
+	pft_str(&e, "grid", dims_text(grid, sizeof(grid), k->grid));
+	pft_str(&e, "block", dims_text(block, sizeof(block), k->block));
+	pft_u64(&e, "correlation", k->correlation);
+	if (k->graph_id)
+		pft_u64(&e, "graph", k->graph_id);
+	pft_event(t, PFT_SLICE, &e);
+}
+
 static void kernel(struct trace *t, const struct dump_reader *r,
 		   const struct gt_gpu_kernel *k)
 {
 	uint64_t tid = gpu_track(t, k->device, k->stream);
 
+	if (t->pf) {
+		pf_kernel(t, r, k, tid);
+		return;
+	}
 	if (!gpu_slice(t, tid, k->start, k->end, kernel_name(t, r, k->name_str),
 		       "kernel"))
 		return;
@@ -197,10 +249,9 @@ static void kernel(struct trace *t, const struct dump_reader *r,
 static const char *copy_kind(uint8_t k)
 {
 	static const char *const names[] = {
-		"\"memcpy\"", "\"memcpy HtoD\"", "\"memcpy DtoH\"",
-		"\"memcpy HtoA\"", "\"memcpy AtoH\"", "\"memcpy AtoA\"",
-		"\"memcpy AtoD\"", "\"memcpy DtoA\"", "\"memcpy DtoD\"",
-		"\"memcpy HtoH\"", "\"memcpy PtoP\"",
+		"memcpy", "memcpy HtoD", "memcpy DtoH", "memcpy HtoA",
+		"memcpy AtoH", "memcpy AtoA", "memcpy AtoD", "memcpy DtoA",
+		"memcpy DtoD", "memcpy HtoH", "memcpy PtoP",
 	};
 
 	return k < ARRAY_SIZE(names) ? names[k] : names[0];
@@ -216,12 +267,33 @@ static const char *mem_kind(uint8_t k)
 	return k < ARRAY_SIZE(names) ? names[k] : "unknown";
 }
 
+static void pf_copy(struct trace *t, const struct gt_gpu_copy *c, int set,
+		    uint64_t tid)
+{
+	struct pft_slice e = { .tid = tid, .cat = set ? "memset" : "memcpy",
+			       .flow_in = c->host_id };
+
+	if (!gpu_span(t, c->start, c->end, &e))
+		return;
+	e.name = set ? "memset" : copy_kind(c->copy_kind);
+	pft_u64(&e, "bytes", c->bytes);
+	if (!set)
+		pft_str(&e, "src", mem_kind(c->src_kind));
+	pft_str(&e, "dst", mem_kind(c->dst_kind));
+	pft_event(t, PFT_SLICE, &e);
+}
+
 static void copy(struct trace *t, const struct gt_gpu_copy *c, int set)
 {
 	uint64_t tid = gpu_track(t, c->device, c->stream);
+	char name[32];
 
-	if (!gpu_slice(t, tid, c->start, c->end,
-		       set ? "\"memset\"" : copy_kind(c->copy_kind),
+	if (t->pf) {
+		pf_copy(t, c, set, tid);
+		return;
+	}
+	snprintf(name, sizeof(name), "\"%s\"", set ? "memset" : copy_kind(c->copy_kind));
+	if (!gpu_slice(t, tid, c->start, c->end, name,
 		       set ? "memset" : "memcpy"))
 		return;
 	xo_str(&t->o, ",\"args\":{\"bytes\":");
@@ -240,7 +312,16 @@ static void copy(struct trace *t, const struct gt_gpu_copy *c, int set)
 static void graph(struct trace *t, const struct gt_gpu_span *s)
 {
 	uint64_t tid = gpu_track(t, s->device, s->stream);
+	struct pft_slice e = { .tid = tid, .name = "graph", .cat = "graph",
+			       .flow_in = s->host_id };
 
+	if (t->pf) {
+		if (!gpu_span(t, s->start, s->end, &e))
+			return;
+		pft_u64(&e, "graph", s->type);
+		pft_event(t, PFT_SLICE, &e);
+		return;
+	}
 	if (!gpu_slice(t, tid, s->start, s->end, "\"graph\"", "graph"))
 		return;
 	xo_str(&t->o, ",\"args\":{\"graph\":");

@@ -45,8 +45,11 @@ struct trace_cpu {
 	uint64_t t, cpu, child, total, iowait;
 };
 
+struct pft;
+
 struct trace {
 	struct xout o;
+	struct pft *pf;             /* --perfetto: NULL for the JSON trace */
 	const struct export_opts *opts;
 	const struct export_dump *d;
 	uint64_t base_ns;           /* timestamp 0, aligned clock */
@@ -86,9 +89,11 @@ void trace_begin(struct trace *t, const char *ph);
 /* A cached quoted string for id (strs), "\"\"" for none. */
 const char *trace_str(struct trace *t, const struct dump_reader *r,
 		      uint32_t id);
-/* A metadata event naming a thread or track. */
-void trace_thread_name(struct trace *t, uint64_t tid, const char *qname,
+/* A metadata event naming a thread or track (name unquoted). */
+void trace_thread_name(struct trace *t, uint64_t tid, const char *name,
 		       int sort);
+/* The text of string id, "" for none (not cached). */
+const char *trace_text(const struct dump_reader *r, uint32_t id);
 
 /* export_trace_gpu.c */
 void trace_gpu_record(struct trace *t, const struct dump_reader *r,
@@ -108,5 +113,52 @@ void trace_nccl_prof(struct trace *t, const struct dump_reader *r,
 		     const struct dump_record *rec);
 void trace_sample(struct trace *t, const struct dump_record *rec);
 void trace_process(struct trace *t, const struct dump_process *p);
+
+/*
+ * export_perfetto.c: the same events as Perfetto's protobuf packets, for
+ * --perfetto (t->pf set).  Times are host times of the dump (trace_ts()
+ * makes them the file's); tid is the JSON trace's track number.
+ */
+struct pft_arg {
+	const char *key;
+	enum { PFT_U64, PFT_I64, PFT_STR, PFT_BOOL, PFT_DBL } type;
+	uint64_t u;
+	int64_t i;
+	double d;
+	const char *s;
+};
+
+#define PFT_MAX_ARGS 10
+
+struct pft_slice {
+	uint64_t tid;
+	uint32_t stream;            /* host calls: the stream's child track */
+	uint64_t t0, dur;           /* the dump's host clock */
+	const char *name, *cat;
+	uint64_t flow_out, flow_in; /* host event ids, 0: none */
+	struct pft_arg arg[PFT_MAX_ARGS];
+	size_t nargs;
+};
+
+enum pft_kind { PFT_SLICE, PFT_BEGIN, PFT_END, PFT_INSTANT };
+
+struct pft *pft_new(struct xout *o);
+void pft_free(struct pft *pf);
+/* A slice (PFT_SLICE), or one end of one (begin, end) or an instant. */
+void pft_event(struct trace *t, enum pft_kind k, const struct pft_slice *e);
+/* The same on an async track of its own, per NVTX range id. */
+void pft_range(struct trace *t, enum pft_kind k, uint64_t range,
+	       const struct pft_slice *e);
+void pft_track_name(struct trace *t, uint64_t tid, const char *name, int sort);
+void pft_process(struct trace *t, const char *name);
+void pft_counter(struct trace *t, uint64_t host_ns, const char *name,
+		 double v);
+/* Between dumps: the dump's tracks are forgotten. */
+void pft_reset(struct trace *t);
+/* Add a key/value to e. */
+void pft_u64(struct pft_slice *e, const char *key, uint64_t v);
+void pft_i64(struct pft_slice *e, const char *key, int64_t v);
+void pft_str(struct pft_slice *e, const char *key, const char *s);
+void pft_bool(struct pft_slice *e, const char *key);
 
 #endif /* GPUTRACE_ANALYZER_EXPORT_TRACE_INTERNAL_H */

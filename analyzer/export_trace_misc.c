@@ -6,7 +6,7 @@
  * enqueue, and the GPU span when the GPU's time can be put on the host
  * clock), counters from the samples (GPU utilization, clocks, power,
  * temperature; the process's CPU use in cores, host iowait), and the
- * process's name.
+ * process's name.  With --perfetto, the same through export_perfetto.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +28,11 @@ void trace_process(struct trace *t, const struct dump_process *p)
 				 p->pid, p->host);
 	else
 		name = xasprintf("%s (pid %u, %s)", p->exe, p->pid, p->host);
+	if (t->pf) {
+		pft_process(t, name);
+		free(name);
+		return;
+	}
 	trace_begin(t, "M");
 	xo_str(&t->o, "0,\"name\":\"process_name\",\"args\":{\"name\":");
 	xo_qstr(&t->o, name);
@@ -69,6 +74,27 @@ static void async_id(struct trace *t, uint64_t range)
 	xo_ch(&t->o, '"');
 }
 
+static void pf_nvtx(struct trace *t, const struct dump_reader *r,
+		    const struct dump_event *ev)
+{
+	static const enum pft_kind kind[] = {
+		[GT_NVTX_PUSH] = PFT_BEGIN, [GT_NVTX_POP] = PFT_END,
+		[GT_NVTX_START] = PFT_BEGIN, [GT_NVTX_END] = PFT_END,
+		[GT_NVTX_MARK] = PFT_INSTANT,
+	};
+	uintptr_t dom = (uintptr_t)hmap_get_int(&t->domains, ev->arg[GT_ARG_NVTX_DOMAIN]);
+	uint8_t op = ev->op->direction;
+	struct pft_slice e = { .tid = ev->tid, .t0 = ev->t0, .cat = "nvtx",
+			       .name = trace_text(r, (uint32_t)ev->arg[GT_ARG_NVTX_MSG]) };
+
+	pft_str(&e, "domain", dom > 1 ? trace_text(r, (uint32_t)(dom - 1)) : "");
+	pft_u64(&e, "category", ev->arg[GT_ARG_NVTX_CATEGORY]);
+	if (op == GT_NVTX_START || op == GT_NVTX_END)
+		pft_range(t, kind[op], ev->arg[GT_ARG_NVTX_RANGE], &e);
+	else
+		pft_event(t, kind[op], &e);
+}
+
 void trace_nvtx(struct trace *t, const struct dump_reader *r,
 		const struct dump_event *ev)
 {
@@ -80,11 +106,15 @@ void trace_nvtx(struct trace *t, const struct dump_reader *r,
 
 	if (op == GT_NVTX_NAME_THREAD) {
 		trace_thread_name(t, ev->arg[GT_ARG_NVTX_CATEGORY],
-				  trace_str(t, r, (uint32_t)ev->arg[GT_ARG_NVTX_MSG]), -1);
+				  trace_text(r, (uint32_t)ev->arg[GT_ARG_NVTX_MSG]), -1);
 		return;
 	}
 	if (op >= ARRAY_SIZE(ph) || !ph[op])
 		return;
+	if (t->pf) {
+		pf_nvtx(t, r, ev);
+		return;
+	}
 	trace_begin(t, ph[op]);
 	at(t, ev->tid, ev->t0);
 	if (op == GT_NVTX_START || op == GT_NVTX_END)
@@ -100,17 +130,15 @@ void trace_nvtx(struct trace *t, const struct dump_reader *r,
 
 static void comm_tracks(struct trace *t, uint32_t comm)
 {
-	char *q;
+	char name[48];
 
 	if (hmap_get_int(&t->comms, comm))
 		return;
 	hmap_put_int(&t->comms, comm, (void *)1);
-	q = xasprintf("\"NCCL comm %u: enqueue\"", comm);
-	trace_thread_name(t, TRACE_NCCL_TID + comm, q, 90000 + (int)(comm % 1000) * 2);
-	free(q);
-	q = xasprintf("\"NCCL comm %u: GPU\"", comm);
-	trace_thread_name(t, NCCL_GPU_TID + comm, q, 90001 + (int)(comm % 1000) * 2);
-	free(q);
+	snprintf(name, sizeof(name), "NCCL comm %u: enqueue", comm);
+	trace_thread_name(t, TRACE_NCCL_TID + comm, name, 90000 + (int)(comm % 1000) * 2);
+	snprintf(name, sizeof(name), "NCCL comm %u: GPU", comm);
+	trace_thread_name(t, NCCL_GPU_TID + comm, name, 90001 + (int)(comm % 1000) * 2);
 }
 
 static void nccl_args(struct trace *t, const struct dump_reader *r,
@@ -135,12 +163,34 @@ static void nccl_args(struct trace *t, const struct dump_reader *r,
 	xo_str(&t->o, "}}");
 }
 
+static void pf_nccl_slice(struct trace *t, const struct dump_reader *r,
+			  const struct gt_nccl_prof *p, uint64_t tid,
+			  uint64_t h0, uint64_t h1)
+{
+	struct pft_slice e = { .tid = tid, .t0 = h0, .dur = h1 - h0,
+			       .name = trace_text(r, p->func_str), .cat = "nccl" };
+
+	pft_u64(&e, "count", p->count);
+	pft_u64(&e, "seq", p->seq);
+	pft_str(&e, "datatype", trace_text(r, p->dtype_str));
+	pft_str(&e, "algorithm", trace_text(r, p->algo_str));
+	pft_str(&e, "protocol", trace_text(r, p->proto_str));
+	pft_u64(&e, "channels", p->channels);
+	if (p->peer >= 0)
+		pft_i64(&e, "root_or_peer", p->peer);
+	pft_event(t, PFT_SLICE, &e);
+}
+
 static void nccl_slice(struct trace *t, const struct dump_reader *r,
 		       const struct gt_nccl_prof *p, uint64_t tid,
 		       uint64_t h0, uint64_t h1)
 {
 	if (!trace_in(t, h0, h1))
 		return;
+	if (t->pf) {
+		pf_nccl_slice(t, r, p, tid, h0, h1);
+		return;
+	}
 	trace_begin(t, "X");
 	at(t, tid, h0);
 	xo_str(&t->o, ",\"dur\":");
@@ -190,6 +240,10 @@ static void counter(struct trace *t, uint64_t host_ns, const char *name,
 
 	if (!trace_in(t, host_ns, host_ns))
 		return;
+	if (t->pf) {
+		pft_counter(t, host_ns, name, v);
+		return;
+	}
 	snprintf(num, sizeof(num), "%.4g", v);
 	trace_begin(t, "C");
 	at(t, 0, host_ns);

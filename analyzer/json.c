@@ -128,8 +128,7 @@ void json_bool(struct json *j, int v)
 	fputs(v ? "true" : "false", j->out);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if there is none. */
-static int utf8_len(const unsigned char *s)
+int json_utf8_len(const unsigned char *s)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	int n, i;
@@ -192,7 +191,7 @@ void json_quote(FILE *out, const char *str)
 
 	fputc('"', out);
 	while (*s) {
-		n = utf8_len(s);
+		n = json_utf8_len(s);
 		if (n == 0) {
 			fputs("\\ufffd", out);
 			s++;

@@ -33,6 +33,8 @@ void json_bool(struct json *j, int v);
 void json_double(struct json *j, double v);
 void json_null(struct json *j);
 
+/* Length of the valid UTF-8 sequence at s, or 0 if there is none. */
+int json_utf8_len(const unsigned char *s);
 /* Write s as a quoted, escaped JSON string. */
 void json_quote(FILE *out, const char *s);
 

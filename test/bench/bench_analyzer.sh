@@ -7,11 +7,11 @@
 # test/bench/rusage.c; the size of what it wrote.  CPU only, no GPU.
 #
 #   make bench-analyzer     (SIZES="1000000 10000000 50000000"
-#                            OUTPUTS="text json trace sqlite html")
+#                            OUTPUTS="text json trace perfetto sqlite html")
 set -eu
 B=${B:-build}
 SIZES=${SIZES:-1000000 10000000 50000000}
-OUTPUTS=${OUTPUTS:-text json trace sqlite html}
+OUTPUTS=${OUTPUTS:-text json trace perfetto sqlite html}
 AN=$B/gputrace-analyze
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gt-bench-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -34,20 +34,20 @@ one() {     # $1 events, $2 output
 		>"$TMP/stdout" 2>"$TMP/stderr"
 	read -r u s rss rc <"$TMP/ru"
 	if [ "$rc" != 0 ]; then
-		printf '%10s %-7s failed (status %s): %s\n' "$1" "$2" "$rc" \
+		printf '%10s %-8s failed (status %s): %s\n' "$1" "$2" "$rc" \
 			"$(head -c 200 "$TMP/stderr" | tr '\n' ' ')"
 		return
 	fi
 	bytes=$(stat -c %s "$TMP/out" 2>/dev/null || stat -c %s "$TMP/stdout")
 	awk -v n="$1" -v o="$2" -v u="$u" -v s="$s" -v rss="$rss" -v b="$bytes" \
 		'BEGIN { cpu = u + s; if (cpu <= 0) cpu = 0.001;
-			 printf "%10d %-7s %8.2f s %8.2f M/s %7d MB %8.1f B/event\n",
+			 printf "%10d %-8s %8.2f s %8.2f M/s %7d MB %8.1f B/event\n",
 				n, o, cpu, n / cpu / 1e6, rss / 1024, b / n }'
 }
 
 echo "$($AN --version | head -1) on $(nproc) CPUs," \
      "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
-printf '%10s %-7s %10s %12s %10s %16s\n' events output cpu rate peak_rss output
+printf '%10s %-8s %10s %12s %10s %16s\n' events output cpu rate peak_rss output
 for n in $SIZES; do
 	"$B/make_big_dump" "$TMP/d.bin" "$n" 8
 	for o in $OUTPUTS; do

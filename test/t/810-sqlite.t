@@ -2,7 +2,8 @@
 # 810-sqlite.t - --sqlite on synthetic dumps: one table per record kind,
 # rows that say what the dump says (launches joined to their kernels by
 # name, GPU kernels on the host clock and joined to their launch by id),
-# the indexes the obvious queries use, several dumps in one database.
+# the indexes the obvious queries use, several dumps in one database,
+# the host events inserted by batches.
 # Read back with the sqlite3 command (Debian package sqlite3).
 use strict;
 use warnings;
@@ -84,6 +85,23 @@ is(q1("SELECT group_concat(name) FROM pragma_table_info('dumps') WHERE name IN (
 my $docs = join('', map { GtDump::slurp($_) } "$FindBin::Bin/../../README.md",
 		glob("$FindBin::Bin/../../docs/*.md"));
 unlike($docs, qr/[Ee]very table has `dump`/, 'the docs do not say every table has dump');
+
+# Host events go in by batches of rows: every event once, in the order
+# of the dump, whole batches and what is left over alike.
+my $gen = ($ENV{GT_BUILD} // 'build') . '/test/make_big_dump';
+SKIP: {
+	skip 'make_big_dump not built', 4 unless -x $gen;
+	system($gen, "$dir/big.bin", 1001, 3) == 0 or die "make_big_dump failed\n";
+	$res = run_analyzer('--sqlite', $db, "$dir/big.bin");
+	is($res->{exit}, 0, 'batched: exit 0') or diag($res->{err});
+	is(q1('SELECT count(*), count(DISTINCT tid || \' \' || event_id) FROM api_calls'),
+	   '1001|1001', 'batched: every event once');
+	is(q1('SELECT count(*) FROM launches a JOIN launches b ON b.rowid = a.rowid + 1 '
+	      . 'WHERE b.tid = a.tid AND b.event_id <= a.event_id'), 0,
+	   'batched: in the order of the dump');
+	is(q1('SELECT count(*) FROM copies WHERE memory IS NOT \'pinned\' OR staged != 0'),
+	   0, 'batched: text and values in their columns');
+}
 
 $res = run_analyzer('--sqlite', "$dir/no/such/x.db", $path);
 is($res->{exit}, 2, 'unwritable: exit 2');

@@ -47,10 +47,15 @@ sub modes {
 
 	unlink("$dir/out.db");
 	return (json => ['--json', $path], trace => ['--trace', '/dev/null', $path],
+		perfetto => ['--perfetto', '/dev/null', $path],
 		sqlite => ['--sqlite', "$dir/out.db", $path],
 		html => ['--html', "$dir/out.html", $path],
 		diff => ['--diff', $path, $path], ranks => ['--json', $path, $path]);
 }
+
+# A build without protobuf-c has no --perfetto (it says so).
+my $have_perfetto = `'${\analyzer_path()}' --perfetto /dev/null /dev/null 2>&1`
+	!~ /built without the Perfetto export/;
 
 my %bound = (redefine => 15, kernels => 10, nvtx => 10);
 my %n = map { $_->[0] => $_->[1] / ($slow > 1 ? 4 : 1) }
@@ -59,7 +64,8 @@ for my $case (qw(redefine kernels nvtx)) {
 	my $path = make_dump($case, $n{$case});
 	my %m = modes($path);
 
-	for my $mode (qw(json trace sqlite html diff ranks)) {
+	for my $mode (qw(json trace perfetto sqlite html diff ranks)) {
+		next if $mode eq 'perfetto' && !$have_perfetto;
 		my $limit = $bound{$case} * $slow * ($mode =~ /diff|ranks/ ? 3 : 1);
 		$limit = 5 * $slow if $case eq 'kernels' && $mode eq 'trace';
 		unlink("$dir/out.db") if $mode eq 'sqlite';
