@@ -218,6 +218,10 @@ static void keep_records(struct rp_collect *c, const struct gpu_clock *clk,
 	}
 }
 
+/* How far past the span the dump is read for its GPU records: a window's
+ * records come within its drain (at most 30 s in the library). */
+#define READ_PAST_NS (60ull * 1000000000u)
+
 static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 		     char *why, size_t whylen)
 {
@@ -234,6 +238,8 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	progress_begin("replaying steps", progress_file_size(m->path));
 	while ((rc = dump_next(r, &rec)) > 0) {
 		progress_tick(rec.offset);
+		if (rec.type == DUMP_EVENT && rec.event.t0 > c->hi + READ_PAST_NS)
+			break;          /* the span's GPU records came long before */
 		if (rec.type == DUMP_EVENT)
 			keep_event(c, &rec.event);
 		else if (rec.type == DUMP_GPU && clk && clk->pairs)

@@ -16,7 +16,7 @@
  * (a child stuck on a lock held across fork would not), and exits 1 if
  * one did not; of a stuck child it first prints, per thread, the system
  * call it is in and the mapping its user PC lies in (/proc), to tell
- * which lock.
+ * which lock (W_FORK_GDB=1: and gdb's backtrace of every thread).
  */
 #include <pthread.h>
 #include <dirent.h>
@@ -98,6 +98,14 @@ static int reap(pid_t pid)
 	}
 	fprintf(stderr, "child %d hangs\n", (int)pid);
 	say_where(pid);
+	if (getenv("W_FORK_GDB")) {         /* W_FORK_GDB=1: where, in full */
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "gdb -q -p %d -batch -ex 'thread apply "
+			 "all bt' >&2 2>/dev/null", (int)pid);
+		if (system(cmd) < 0)
+			perror("gdb");
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return 0;
