@@ -22,6 +22,7 @@
 #include "preload/internal.h"
 #include "preload/modules.h"
 #include "preload/pyframes.h"
+#include "preload/settings.h"
 #include "preload/stack_table.h"
 #include "preload/stack_unwind.h"
 #include "preload/writer.h"
@@ -44,32 +45,17 @@ static struct {
 
 void gt_callsite_config(void)
 {
-	const char *d = getenv("GPUTRACE_STACK_DEPTH");
-	const char *u = getenv("GPUTRACE_UNWIND");
-	const char *p = getenv("GPUTRACE_PYTHON");
-	char *end;
-	unsigned long v;
+	static const enum gt_pyframes_mode python[] = { GT_PY_OFF, GT_PY_AUTO,
+							 GT_PY_API };
+	const char *u = gt_setting_text(GT_S_UNWIND);
 
-	if (d && *d) {
-		errno = 0;
-		v = strtoul(d, &end, 10);
-		if (errno || *end || d[0] == '-' || v > GT_STACK_DEPTH_MAX)
-			gt_log("gputrace: ignoring GPUTRACE_STACK_DEPTH='%s' (want "
-			       "0..%d), using %d\n", d, GT_STACK_DEPTH_MAX, cs.depth);
-		else
-			cs.depth = (int)v;
-	}
-	if (u && *u && gt_unwind_parse(u) < 0)
+	cs.depth = (int)gt_setting(GT_S_STACK_DEPTH);
+	if (u && gt_unwind_parse(u) < 0)
 		gt_log("gputrace: ignoring GPUTRACE_UNWIND='%s' (want auto, "
 		       "libunwind, libgcc or fp), using auto\n", u);
-	else if (u && *u)
+	else if (u)
 		cs.unwinder = (enum gt_unwinder)gt_unwind_parse(u);
-	if (p && (!strcmp(p, "0") || !strcmp(p, "1") || !strcmp(p, "api")))
-		cs.python = !strcmp(p, "0") ? GT_PY_OFF : !strcmp(p, "1") ? GT_PY_AUTO
-									 : GT_PY_API;
-	else if (p && *p)
-		gt_log("gputrace: ignoring GPUTRACE_PYTHON='%s' (want 0, 1 or "
-		       "api), using 1\n", p);
+	cs.python = python[gt_setting(GT_S_PYTHON)];
 }
 
 /* Write a new stack: the objects it needs first, then the stack. */

@@ -20,6 +20,7 @@
 #include "preload/cupti_api.h"
 #include "preload/dl.h"
 #include "preload/internal.h"
+#include "preload/settings.h"
 
 static const char *const sonames[] = {
 	"libcupti.so.13", "libcupti.so.12", "libcupti.so",
@@ -127,11 +128,11 @@ static void *open_toolkit(struct gt_cupti_api *api)
 
 static void *open_cupti(struct gt_cupti_api *api)
 {
-	const char *lib = getenv("GPUTRACE_CUPTI_LIB");
+	const char *lib = gt_setting_text(GT_S_CUPTI_LIB);
 	char path[1024];
 	void *h;
 
-	if (lib && *lib)
+	if (lib)
 		return try_open(api, lib);
 	loaded_path("libcupti.so", path, sizeof(path));
 	if (*path)

@@ -32,6 +32,7 @@
 #include "preload/cupti_internal.h"
 #include "preload/gpu_window.h"
 #include "preload/internal.h"
+#include "preload/settings.h"
 #include "preload/signals.h"
 #include "preload/steps.h"
 #include "preload/writer.h"
@@ -85,35 +86,15 @@ static struct {
 
 /* ---- settings ------------------------------------------------------------ */
 
-static uint32_t env_ms(const char *name, uint32_t def, uint32_t min, uint32_t max)
-{
-	return (uint32_t)gt_env_number(name, def, min, max);
-}
-
-/* A word setting: the index of v in words, else def (said once). */
-static int env_word(const char *name, const char *const *words, int n, int def)
-{
-	const char *v = getenv(name);
-
-	if (!v || !*v)
-		return def;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(v, words[i]))
-			return i;
-	gt_log("gputrace: ignoring %s='%s' (want %s or %s...), using %s\n",
-	       name, v, words[0], words[1], words[def]);
-	return def;
-}
-
 /* "a-b" (steps, from 1), else 0 (said once). */
 static void env_range(uint64_t *lo, uint64_t *hi)
 {
-	const char *v = getenv("GPUTRACE_GPU_STEPS");
+	const char *v = gt_setting_text(GT_S_GPU_STEPS);
 	unsigned long long a, b;
 	int n = 0;
 
 	*lo = *hi = 0;
-	if (!v || !*v)
+	if (!v)
 		return;
 	if (sscanf(v, "%llu-%llu%n", &a, &b, &n) == 2 && !v[n] && a >= 1 && b >= a) {
 		*lo = a;
@@ -148,10 +129,10 @@ static int signal_number(const char *v)
 
 static int env_signal(void)
 {
-	const char *v = getenv("GPUTRACE_GPU_SIGNAL");
+	const char *v = gt_setting_text(GT_S_GPU_SIGNAL);
 	int sig;
 
-	if (!v || !*v)
+	if (!v)
 		return SIGUSR2;
 	if (!strcmp(v, "off"))
 		return 0;
@@ -166,32 +147,30 @@ static int env_signal(void)
 
 static void load_windows(struct gt_gpu_cfg *c)
 {
-	static const char *const places[] = { "steps", "clock" };
-	const char *t = getenv("GPUTRACE_GPU_TRIGGER");
+	const char *t = gt_setting_text(GT_S_GPU_TRIGGER);
 
-	c->window_ms = env_ms("GPUTRACE_GPU_WINDOW_MS", 500, 10, 3600000);
-	c->period_ms = env_ms("GPUTRACE_GPU_PERIOD_MS", 30000, 10, 86400000);
-	c->warmup_ms = env_ms("GPUTRACE_GPU_WARMUP_MS", 5000, 0, 86400000);
-	c->window_steps = env_ms("GPUTRACE_GPU_WINDOW_STEPS", 10, 1, 1000000);
-	c->place_clock = env_word("GPUTRACE_GPU_PLACE", places, 2, 0);
+	c->window_ms = (uint32_t)gt_setting(GT_S_GPU_WINDOW_MS);
+	c->period_ms = (uint32_t)gt_setting(GT_S_GPU_PERIOD_MS);
+	c->warmup_ms = (uint32_t)gt_setting(GT_S_GPU_WARMUP_MS);
+	c->window_steps = (uint32_t)gt_setting(GT_S_GPU_WINDOW_STEPS);
+	c->place_clock = (int)gt_setting(GT_S_GPU_PLACE);      /* steps|clock */
 	env_range(&c->range_lo, &c->range_hi);
 	c->signal = env_signal();
-	if (t && *t && strlen(t) < sizeof(c->trigger))
+	if (t && strlen(t) < sizeof(c->trigger))
 		strcpy(c->trigger, t);
 	if (c->period_ms < c->window_ms)
 		c->period_ms = c->window_ms;
 }
 
+GT_STATIC_ASSERT(GT_BUFFERS_MAX == 64, "GPUTRACE_CUPTI_BUFFERS: at most 64 "
+		 "(settings.def)");
+
 static void load_settings(void)
 {
-	static const char *const modes[] = { "windows", "all", "off" };
-	static const char *const switches[] = { "disable", "finalize" };
-	static const char *const graphs[] = { "nodes", "graph" };
-	static const char *const latency[] = { "0", "1", "auto" };
 	struct gt_gpu_cfg *c = &gt_gpu_cfg;
 
-	c->cupti = (int)env_ms("GPUTRACE_CUPTI", 1, 0, 1);
-	c->mode = (uint32_t)env_word("GPUTRACE_GPU", modes, 3, 0) + GT_GPU_MODE_WINDOWS;
+	c->cupti = (int)gt_setting(GT_S_CUPTI);
+	c->mode = (uint32_t)gt_setting(GT_S_GPU) + GT_GPU_MODE_WINDOWS;
 	load_windows(c);
 	/*
 	 * Between windows CUPTI is detached: attached with its kinds off it
@@ -199,17 +178,16 @@ static void load_settings(void)
 	 * so does being attached before the first window (a launch-bound
 	 * PyTorch loop 1.42x); hence, too, subscribing early only for "all".
 	 */
-	c->finalize = env_word("GPUTRACE_GPU_SWITCH", switches, 2, 1);
-	c->graph_trace = env_word("GPUTRACE_GPU_GRAPHS", graphs, 2, 0);
-	c->buffers = env_ms("GPUTRACE_CUPTI_BUFFERS", 8, 2, GT_BUFFERS_MAX);
-	c->buffer_bytes = (size_t)env_ms("GPUTRACE_CUPTI_BUFFER_KB", 4096, 64,
-					 1 << 20) << 10;
-	c->flush_ms = env_ms("GPUTRACE_CUPTI_FLUSH_MS", 100, 1, 60000);
-	c->latency = env_word("GPUTRACE_CUPTI_LATENCY", latency, 3, 2);
+	c->finalize = (int)gt_setting(GT_S_GPU_SWITCH);        /* disable|finalize */
+	c->graph_trace = (int)gt_setting(GT_S_GPU_GRAPHS);     /* nodes|graph */
+	c->buffers = (uint32_t)gt_setting(GT_S_CUPTI_BUFFERS);
+	c->buffer_bytes = (size_t)gt_setting(GT_S_CUPTI_BUFFER_KB) << 10;
+	c->flush_ms = (uint32_t)gt_setting(GT_S_CUPTI_FLUSH_MS);
+	c->latency = (int)gt_setting(GT_S_CUPTI_LATENCY);      /* 0|1|auto */
 	if (c->latency == 2)
 		c->latency = -1;    /* auto: where CUPTI is safe with them */
-	c->early = (int)env_ms("GPUTRACE_CUPTI_EARLY",
-			       c->mode == GT_GPU_MODE_ALL, 0, 1);
+	c->early = gt_setting_given(GT_S_CUPTI_EARLY) ?
+		   (int)gt_setting(GT_S_CUPTI_EARLY) : c->mode == GT_GPU_MODE_ALL;
 	if (!c->cupti)
 		c->mode = GT_GPU_MODE_OFF;
 }

@@ -94,9 +94,6 @@ void gt_config_load(void);
 /* Whether this is a secure-execution process (AT_SECURE): then nothing
  * is traced.  A pointer, so a unit test can stand in for the kernel. */
 extern int (*gt_secure_exec)(void);
-/* A whole decimal GPUTRACE_* number within [min, max], else def (said
- * once on stderr): every numeric setting is read through this. */
-uint64_t gt_env_number(const char *name, uint64_t def, uint64_t min, uint64_t max);
 
 /* Monotonic nanoseconds: the time base of every record. */
 gt_hot_inline uint64_t gt_now(void)

@@ -23,6 +23,7 @@
 #include "include/gputrace/varint.h"
 #include "preload/internal.h"
 #include "preload/nvtx.h"
+#include "preload/settings.h"
 #include "preload/steps.h"
 #include "preload/writer.h"
 
@@ -32,6 +33,8 @@
 #define ST_CHECK_NS 100000000ull    /* ... or this long, if 16 calls came */
 #define ST_GRAM 8                   /* calls an anchor may span */
 #define ST_HIST 256                 /* boundaries kept per thread */
+_Static_assert(ST_HIST >= 4 * 64, "GPUTRACE_GPU_STEADY_STEPS (at most 64, "
+	       "settings.def) needs 4 times its steps");
 #define ST_MEDIAN_OF 16             /* recent steps a median is taken of */
 #define ST_IDLE_NS 5000000000ull    /* a thread this quiet may be replaced */
 #define ST_EMIT_NS 1000000000ull    /* boundaries written at least this often */
@@ -83,12 +86,11 @@ static struct {
 
 void gt_steps_init(void)
 {
-	const char *v = getenv("GPUTRACE_STEP");
+	const char *v = gt_setting_text(GT_S_STEP);
 
-	st.steady_n = (uint32_t)gt_env_number("GPUTRACE_GPU_STEADY_STEPS", 5, 1,
-					      ST_HIST / 4);
+	st.steady_n = (uint32_t)gt_setting(GT_S_GPU_STEADY_STEPS);
 	st.mark.group = 1;
-	if (!v || !*v || !strcmp(v, "auto"))
+	if (!v || !strcmp(v, "auto"))
 		return;
 	if (!strncmp(v, "nvtx:", 5) && v[5])
 		st.marker = GT_STEPS_NVTX;

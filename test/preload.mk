@@ -10,9 +10,11 @@ $(TEST_B)/unit_preload_%: test/unit/test_preload_%.c $(B)/preload/output_path.o 
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $< $(PRELOAD_UNIT_OBJ_$*) $(CMOCKA_LIBS)
 
-# The settings (config.c; gt_log and the call-site settings stubbed).
-$(TEST_B)/unit_preload_config: $(B)/preload/config.o
-PRELOAD_UNIT_OBJ_config := $(B)/preload/config.o
+# The settings (config.c, settings.c; gt_log and the call-site settings
+# stubbed).
+$(TEST_B)/unit_preload_config: $(B)/preload/config.o $(B)/preload/settings.o \
+		preload/settings.def
+PRELOAD_UNIT_OBJ_config := $(B)/preload/config.o $(B)/preload/settings.o
 
 TEST_BINS += $(TEST_B)/unit_preload_output $(TEST_B)/unit_preload_codec \
 	     $(TEST_B)/unit_preload_tsc $(TEST_B)/unit_preload_config

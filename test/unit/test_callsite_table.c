@@ -24,6 +24,7 @@
 #include "include/gputrace/format.h"
 #include "preload/callsite.h"
 #include "preload/internal.h"
+#include "preload/settings.h"
 #include "preload/stack_table.h"
 #include "preload/stack_unwind.h"
 
@@ -281,6 +282,7 @@ static void capture_writes_each_stack_once(void **state)
 	(void)state;
 	setenv("GPUTRACE_STACK_DEPTH", "24", 1);
 	setenv("GPUTRACE_UNWIND", "libgcc", 1);
+	gt_settings_load(0);
 	gt_callsite_config();
 	t0 = now_ns();
 	for (int i = 0; i < ROUNDS; i++)    /* one call instruction: one stack */
@@ -310,9 +312,11 @@ static void depth_zero_takes_no_stack(void **state)
 {
 	(void)state;
 	setenv("GPUTRACE_STACK_DEPTH", "0", 1);
+	gt_settings_load(0);
 	gt_callsite_config();
 	assert_int_equal(site_a(), 0);
 	setenv("GPUTRACE_STACK_DEPTH", "24", 1);
+	gt_settings_load(0);
 	gt_callsite_config();
 	assert_int_not_equal(site_a(), 0);
 }

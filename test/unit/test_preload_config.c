@@ -3,7 +3,8 @@
  * test_preload_config.c - unit tests (cmocka) for reading the settings:
  * a secure-execution process (AT_SECURE, stood in for here) takes none of
  * them and traces nothing; a thread buffer larger than all buffers is cut
- * to them; a GPUTRACE_OUTPUT too long to keep turns tracing off.
+ * to them; a GPUTRACE_OUTPUT too long to keep turns tracing off; numbers,
+ * words and texts of settings.def, good and bad.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "preload/internal.h"
+#include "preload/settings.h"
 
 /* ---- stubs of what config.c uses from the rest of the library ---- */
 static char said[4096];
@@ -42,6 +44,51 @@ static void load(int (*is_secure)(void))
 	memset(&gt_cfg, 0, sizeof(gt_cfg));
 	gt_secure_exec = is_secure;
 	gt_config_load();
+}
+
+static void numbers_words_and_texts(void **state)
+{
+	(void)state;
+	setenv("GPUTRACE_FLUSH_MS", "75", 1);
+	setenv("GPUTRACE_GPU", "all", 1);
+	setenv("GPUTRACE_GPU_TRIGGER", "/tmp/now", 1);
+	load(not_secure);
+	assert_int_equal(gt_setting(GT_S_FLUSH_MS), 75);
+	assert_true(gt_setting_given(GT_S_FLUSH_MS));
+	assert_int_equal(gt_cfg.flush_ms, 75);
+	assert_int_equal(gt_setting(GT_S_GPU), 1);          /* windows|all|off */
+	assert_string_equal(gt_setting_text(GT_S_GPU_TRIGGER), "/tmp/now");
+	assert_null(gt_setting_text(GT_S_GPU_STEPS));
+	assert_false(gt_setting_given(GT_S_CUPTI_EARLY));
+	assert_string_equal(said, "");
+	load(secure);                           /* a secure process: none */
+	assert_int_equal(gt_setting(GT_S_FLUSH_MS), 20);
+	assert_false(gt_setting_given(GT_S_GPU));
+	assert_null(gt_setting_text(GT_S_GPU_TRIGGER));
+	unsetenv("GPUTRACE_FLUSH_MS");
+	unsetenv("GPUTRACE_GPU");
+	unsetenv("GPUTRACE_GPU_TRIGGER");
+}
+
+static void bad_ones_keep_their_default_and_are_said(void **state)
+{
+	(void)state;
+	setenv("GPUTRACE_FLUSH_MS", "0", 1);                /* below 1 */
+	setenv("GPUTRACE_GPU_SWITCH", "sometimes", 1);
+	setenv("GPUTRACE_STACK_DEPTH", "-3", 1);
+	load(not_secure);
+	assert_int_equal(gt_setting(GT_S_FLUSH_MS), 20);
+	assert_false(gt_setting_given(GT_S_FLUSH_MS));
+	assert_int_equal(gt_setting(GT_S_GPU_SWITCH), 1);   /* finalize */
+	assert_int_equal(gt_setting(GT_S_STACK_DEPTH), 24);
+	assert_non_null(strstr(said, "ignoring GPUTRACE_FLUSH_MS='0' (want 1..60000), using 20\n"));
+	assert_non_null(strstr(said, "ignoring GPUTRACE_GPU_SWITCH='sometimes' (want one of "
+			       "disable|finalize), using finalize\n"));
+	assert_non_null(strstr(said, "ignoring GPUTRACE_STACK_DEPTH='-3' (want 0..128), using 24\n"));
+	assert_string_equal(gt_setting_name(GT_S_TSC), "GPUTRACE_TSC");
+	unsetenv("GPUTRACE_FLUSH_MS");
+	unsetenv("GPUTRACE_GPU_SWITCH");
+	unsetenv("GPUTRACE_STACK_DEPTH");
 }
 
 static void secure_execution_traces_nothing(void **state)
@@ -102,6 +149,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(secure_execution_traces_nothing),
+		cmocka_unit_test(numbers_words_and_texts),
+		cmocka_unit_test(bad_ones_keep_their_default_and_are_said),
 		cmocka_unit_test(thread_buffer_cut_to_the_total),
 		cmocka_unit_test(template_too_long_turns_tracing_off),
 	};
