@@ -51,7 +51,7 @@ static void loaded_path(const char *needle, char *out, size_t n)
 {
 	struct find f = { .needle = needle };
 
-	dl_iterate_phdr(find_loaded, &f);
+	gt_dl_iterate(find_loaded, &f);
 	snprintf(out, n, "%s", f.path);
 }
 

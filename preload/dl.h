@@ -5,6 +5,8 @@
 #ifndef GPUTRACE_PRELOAD_DL_H
 #define GPUTRACE_PRELOAD_DL_H
 
+#include <stddef.h>
+
 /*
  * glibc's dlsym/dlvsym.  Any reference from this library to `dlsym` would
  * bind to our own definition, so they are found by reading the dynamic
@@ -38,6 +40,19 @@ void *gt_elf_find_global(const char *name);
  * recognizes, and notes, from the lookup of a driver name ("cu...").
  */
 void gt_dl_untouched(int on);
+
+/*
+ * No fork while the library walks the loaded objects (dl_guard.c): every
+ * dl_iterate_phdr of ours goes through gt_dl_iterate, and code that walks
+ * inside (an unwinder) runs between gt_dl_enter and gt_dl_leave.  No lock:
+ * two atomic operations, and a wait only while a fork is being prepared.
+ */
+struct dl_phdr_info;
+int gt_dl_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
+void gt_dl_enter(void);
+void gt_dl_leave(void);
+/* The fork handlers; 0, or -1 if they cannot be registered. */
+int gt_dl_guard_init(void);
 void gt_dl_note_object(const void *sym);
 int gt_dl_leave_alone(const void *pc, const char *name);
 

@@ -76,7 +76,7 @@ void gt_dl_note_object(const void *sym)
 		return;
 	s.base = l->l_addr;
 	s.name = l->l_name;
-	dl_iterate_phdr(find_span, &s);
+	gt_dl_iterate(find_span, &s);
 	if (!s.hi || from_noted((const void *)s.lo))
 		return;
 	n = atomic_load(&nranges);

@@ -119,7 +119,7 @@ void *gt_elf_find_global(const char *name)
 {
 	struct elf_query q = { .name = name, .self_base = 1 };
 
-	dl_iterate_phdr(find_self, &q.self_base);
-	dl_iterate_phdr(visit, &q);
+	gt_dl_iterate(find_self, &q.self_base);
+	gt_dl_iterate(visit, &q);
 	return q.found;
 }

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "preload/dl.h"
 #include "preload/fork.h"
 #include "preload/functions.h"
 #include "preload/internal.h"
@@ -99,5 +100,7 @@ static void map_mark(void)
 int gt_fork_init(void)
 {
 	map_mark();
+	if (gt_dl_guard_init())
+		return -1;
 	return pthread_atfork(NULL, NULL, in_child) ? -1 : 0;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "include/gputrace/format.h"
+#include "preload/dl.h"
 #include "preload/internal.h"
 #include "preload/modules.h"
 #include "preload/writer.h"
@@ -206,7 +207,7 @@ static void refresh(void)
 {
 	struct scan s = { 0 };
 
-	dl_iterate_phdr(scan_one, &s);
+	gt_dl_iterate(scan_one, &s);
 	if (s.have_counts) {
 		mods.adds = s.adds;
 		mods.subs = s.subs;
@@ -235,7 +236,7 @@ static void on_cycle(int final)
 
 	pthread_mutex_lock(&mods.lock);
 	if (mods.started) {
-		dl_iterate_phdr(read_counts, c);
+		gt_dl_iterate(read_counts, c);
 		if (c[0] != mods.adds || c[1] != mods.subs)
 			refresh();
 	}

@@ -95,7 +95,7 @@ enum gt_unwinder gt_unwind_init(enum gt_unwinder want)
 	uint64_t prime[8];
 
 	if (!self_hi)
-		dl_iterate_phdr(find_self, NULL);
+		gt_dl_iterate(find_self, NULL);
 	if (want == GT_UNWIND_FP) {
 		chosen = GT_UNWIND_FP;
 	} else if ((want == GT_UNWIND_AUTO || want == GT_UNWIND_LIBUNWIND) &&
@@ -179,14 +179,18 @@ int gt_unwind(uint64_t *pcs, int max)
 	if (want > RAW_MAX)
 		want = RAW_MAX;
 	switch (chosen) {
-	case GT_UNWIND_LIBUNWIND:
+	case GT_UNWIND_LIBUNWIND:       /* walks the objects: no fork meanwhile */
+		gt_dl_enter();
 		n = unw_backtrace_p(raw, want);
+		gt_dl_leave();
 		break;
 	case GT_UNWIND_FP:
 		n = fp_walk(raw, want);
 		break;
 	default:
+		gt_dl_enter();
 		n = backtrace(raw, want);
+		gt_dl_leave();
 		break;
 	}
 	while (i < n && (uintptr_t)raw[i] >= self_lo && (uintptr_t)raw[i] < self_hi)

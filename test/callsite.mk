@@ -5,7 +5,7 @@
 # writer.  Included by the top Makefile.
 
 CALLSITE_UNIT_OBJ := $(addprefix $(B)/preload/,stack_table.o stack_unwind.o \
-	callsite.o modules.o pyframes.o pyframes_raw.o settings.o)
+	callsite.o modules.o pyframes.o pyframes_raw.o settings.o dl_guard.o)
 
 # (read before fake.mk: name its outputs in full)
 $(TEST_B)/w_stack: test/workloads/w_stack.c $(wildcard test/fake/*.h) \

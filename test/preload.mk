@@ -16,5 +16,10 @@ $(TEST_B)/unit_preload_config: $(B)/preload/config.o $(B)/preload/settings.o \
 		preload/settings.def
 PRELOAD_UNIT_OBJ_config := $(B)/preload/config.o $(B)/preload/settings.o
 
+# The fork guard of the walks over loaded objects (dl_guard.c).
+$(TEST_B)/unit_preload_dl_guard: $(B)/preload/dl_guard.o
+PRELOAD_UNIT_OBJ_dl_guard := $(B)/preload/dl_guard.o -lpthread
+
 TEST_BINS += $(TEST_B)/unit_preload_output $(TEST_B)/unit_preload_codec \
-	     $(TEST_B)/unit_preload_tsc $(TEST_B)/unit_preload_config
+	     $(TEST_B)/unit_preload_tsc $(TEST_B)/unit_preload_config \
+	     $(TEST_B)/unit_preload_dl_guard
