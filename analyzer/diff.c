@@ -241,8 +241,8 @@ static void causes_text(FILE *out, const struct model *a, const struct model *b)
 				c[s][i].name, fmt_ns(x, sizeof(x), c[s][i].ns));
 }
 
-static void diff_text(FILE *out, const char *pa, const char *pb,
-		      const struct model *a, const struct model *b, size_t top)
+void diff_text(FILE *out, const char *pa, const char *pb,
+	       const struct model *a, const struct model *b, size_t top)
 {
 	struct measure me[MEASURES];
 	size_t n = measures(me, a, b);
@@ -347,8 +347,8 @@ static void table_json(struct json *j, const char *key, const struct model *a,
 	diff_table_free(&t);
 }
 
-static void diff_json(FILE *out, const char *pa, const char *pb,
-		      const struct model *a, const struct model *b)
+void diff_json(FILE *out, const char *pa, const char *pb,
+	       const struct model *a, const struct model *b)
 {
 	struct measure me[MEASURES];
 	size_t n = measures(me, a, b);
@@ -372,27 +372,4 @@ static void diff_json(FILE *out, const char *pa, const char *pb,
 	table_json(&j, "copy_classes", a, b, ROW_COPYCLASS);
 	table_json(&j, "syncs", a, b, ROW_SYNC);
 	json_end_object(&j);
-}
-
-int diff_main(const char *before, const char *after,
-	      const struct export_opts *o)
-{
-	struct model a, b;
-	uint64_t sa = progress_file_size(before);
-
-	progress_begin("reading", sa + progress_file_size(after));
-	if (export_load_model(before, &a, 0) < 0)
-		return EXIT_BADINPUT;
-	if (export_load_model(after, &b, sa) < 0) {
-		pipeline_release(&a);
-		return EXIT_BADINPUT;
-	}
-	progress_end();
-	if (o->json)
-		diff_json(stdout, before, after, &a, &b);
-	else
-		diff_text(stdout, before, after, &a, &b, o->top);
-	pipeline_release(&a);
-	pipeline_release(&b);
-	return 0;
 }

@@ -10,6 +10,7 @@
 #define GPUTRACE_ANALYZER_DIFF_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analyzer/export.h"
 #include "analyzer/model.h"
@@ -36,8 +37,11 @@ void diff_rows(const struct model *a, const struct model *b,
 	       enum row_kind kind, struct diff_table *t);
 void diff_table_free(struct diff_table *t);
 
-/* Read both dumps and print the comparison: the exit status. */
-int diff_main(const char *before, const char *after,
-	      const struct export_opts *o);
+/* The comparison of the models of dumps pa (before) and pb (after), as
+ * text (top rows per table, 0 = all) or one JSON object. */
+void diff_text(FILE *out, const char *pa, const char *pb,
+	       const struct model *a, const struct model *b, size_t top);
+void diff_json(FILE *out, const char *pa, const char *pb,
+	       const struct model *a, const struct model *b);
 
 #endif /* GPUTRACE_ANALYZER_DIFF_H */

@@ -4,7 +4,7 @@
  * timeline (--trace, --perfetto), the SQLite database (--sqlite), the HTML report
  * (--html), several dumps at once (ranks.h) and the comparison of two
  * runs (--diff, diff.h).  main.c parses the options into export_opts and
- * hands the dumps to export_main().
+ * hands the dumps to a command (cmd.h).
  */
 #ifndef GPUTRACE_ANALYZER_EXPORT_H
 #define GPUTRACE_ANALYZER_EXPORT_H
@@ -76,26 +76,12 @@ int export_check(const struct export_opts *o);
 /* Whether path is a folder (of dumps). */
 int export_is_folder(const char *path);
 
-/* Whether o asks for something only export_main() does. */
+/* Whether o asks for an output (or --diff), not a report. */
 int export_wanted(const struct export_opts *o);
-/* Run what o asks for on the dumps (files, or folders of *.bin files):
- * the exit status. */
-int export_main(const struct export_opts *o, char **paths, int n);
-
-/* A record sink, fed every record of a dump in order. */
-typedef void (*export_fn)(void *ctx, const struct dump_reader *r,
-			  const struct dump_record *rec);
-/* Feed every record of path to fn, ticking the progress bar at base plus
- * the offset read (not at all with base EXPORT_NO_PROGRESS: a thread of
- * several); 0, or -1 after saying why. */
-#define EXPORT_NO_PROGRESS UINT64_MAX
-int export_pass(const char *path, export_fn fn, void *ctx, uint64_t base);
-/* Read path into *m (model_init .. pipeline_finish), with the bar from base;
- * 0, or -1 after saying why (m is released then). */
-int export_load_model(const char *path, struct model *m, uint64_t base);
-/* The same, what went wrong put in *why (to free) instead of said. */
-int export_try_model(const char *path, struct model *m, uint64_t base,
-		     char **why);
+/* The window to write (--from/--to/--steps), in each of the n dumps' own
+ * clock (the steps from m0, the first dump's model): 0, or -1 (said). */
+int export_set_window(const struct export_opts *o, struct export_dump *d,
+		      size_t n, const struct model *m0);
 
 /* The outputs (export_trace.c, export_sqlite.c, html.c): exit status. */
 int trace_export(const char *out, struct export_dump *d, size_t n,

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "analyzer/export.h"
+#include "analyzer/export_facts.h"
 #include "analyzer/util.h"
 
 static int seconds(const char *opt, const char *arg, uint64_t *ns)
@@ -154,4 +155,42 @@ int export_is_folder(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The window to write, in each dump's own clock. */
+int export_set_window(const struct export_opts *o, struct export_dump *d,
+		      size_t n, const struct model *m0)
+{
+	uint64_t base = UINT64_MAX, from = 0, to = UINT64_MAX, t0, t1;
+	const char *why;
+
+	for (size_t i = 0; i < n; i++)
+		if (d[i].start_ns + (uint64_t)d[i].offset_ns < base)
+			base = d[i].start_ns + (uint64_t)d[i].offset_ns;
+	if (o->have_from)
+		from = sat_add(base, o->from_ns);   /* a start near 2^64 */
+	if (o->have_to)
+		to = sat_add(base, o->to_ns);
+	if (o->have_steps) {
+		if (facts_step_span(m0, o->step_first, o->step_last, &t0, &t1,
+				    &why) < 0) {
+			error_msg("cannot limit to steps %llu..%llu: %s",
+				  (unsigned long long)o->step_first,
+				  (unsigned long long)o->step_last, why);
+			return -1;
+		}
+		from = t0 + (uint64_t)d[0].offset_ns;
+		to = t1 + (uint64_t)d[0].offset_ns;
+	}
+	for (size_t i = 0; i < n; i++) {
+		d[i].t_from = from - (uint64_t)d[i].offset_ns;
+		d[i].t_to = to == UINT64_MAX ? UINT64_MAX
+					     : to - (uint64_t)d[i].offset_ns;
+	}
+	return 0;
+}
+
+int export_wanted(const struct export_opts *o)
+{
+	return o->trace || o->perfetto || o->sqlite || o->html || o->diff;
 }

@@ -32,6 +32,7 @@ int sqlite_export(const char *out, struct export_dump *d, size_t n)
 #else
 
 #include "analyzer/export_sqlite.h"
+#include "analyzer/loader.h"
 #include "analyzer/progress.h"
 
 #define EV "dump INTEGER, event_id INTEGER, tid INTEGER, t0 INTEGER, " \
@@ -363,7 +364,7 @@ static int load(struct sq *s, struct export_dump *d, size_t n)
 		memset(&s->clock, 0, sizeof(s->clock));
 		hmap_release(&s->shape_fn);
 		hmap_release(&s->fn_version);
-		if (export_pass(d[i].path, sq_record, s, done) < 0)
+		if (loader_pass(d[i].path, sq_record, s, done) < 0)
 			return -1;
 		done += progress_file_size(d[i].path);
 	}

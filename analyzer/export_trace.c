@@ -17,6 +17,7 @@
 #include "analyzer/demangle.h"
 #include "analyzer/export_trace_internal.h"
 #include "analyzer/files.h"
+#include "analyzer/loader.h"
 #include "analyzer/nccl.h"
 #include "analyzer/progress.h"
 #include "analyzer/stdin_dump.h"
@@ -540,7 +541,7 @@ static int write_dumps(struct trace *t, struct export_dump *d, size_t n)
 		t->d = &d[i];
 		t->from = d[i].t_from;
 		t->to = d[i].t_to;
-		if (export_pass(d[i].path, trace_record, t, done) < 0)
+		if (loader_pass(d[i].path, trace_record, t, done) < 0)
 			return -1;
 		done += progress_file_size(d[i].path);
 		if (t->gpu_unmapped)

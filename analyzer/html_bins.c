@@ -14,6 +14,7 @@
 
 #include "analyzer/export.h"
 #include "analyzer/html_internal.h"
+#include "analyzer/loader.h"
 #include "analyzer/util.h"
 
 #define FIRST_WIDTH 1000000ull      /* 1 ms per bin to begin with */
@@ -207,7 +208,7 @@ int html_bins_read(struct html_bins *b, const char *path, uint64_t start_ns)
 	b->end = start_ns;
 	b->width = FIRST_WIDTH;
 	b->step_per_bar = 1;
-	return export_pass(path, bin_record, b, 0);
+	return loader_pass(path, bin_record, b, 0);
 }
 
 void html_bins_release(struct html_bins *b)

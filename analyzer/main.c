@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * main.c - gputrace-analyze: read a dump written by libgputrace.so and
- * report where the host time of CUDA calls went.  Options and dispatch
- * only; the work is in dump_reader, model and report_*.
+ * main.c - gputrace-analyze: the options, and which command (cmd.h) runs
+ * on the dumps given: the report of one dump, its outputs, several ranks,
+ * or two runs compared.  The work is in the commands (cmd_*.c).
  *
  * Exit status: 0 on success (also for a dump that ends early, and for
  * several dumps of which some could not be read: those are left out with
@@ -15,11 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/dump_reader.h"
+#include "analyzer/cmd.h"
 #include "analyzer/export.h"
-#include "analyzer/model.h"
-#include "analyzer/pipeline.h"
-#include "analyzer/progress.h"
+#include "analyzer/loader.h"
 #include "analyzer/report.h"
 #include "analyzer/stdin_dump.h"
 #include "analyzer/util.h"
@@ -126,53 +124,37 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->npaths = argc - optind;
 }
 
-/* Stream the dump into m; 0 or -1 (reported). */
-static int read_dump(struct dump_reader *r, struct model *m)
+/* Which command the options and the dumps found ask for. */
+static int dispatch(const struct export_opts *o, char **v, size_t count)
 {
-	struct dump_record rec;
-	int rc;
-
-	while ((rc = dump_next(r, &rec)) > 0) {
-		progress_tick(rec.offset);
-		pipeline_add(m, r, &rec);
-	}
-	progress_end();
-	if (rc < 0) {
-		error_msg("%s", dump_error(r));
-		return -1;
-	}
-	pipeline_finish(m, dump_ends_early(r));
-	return 0;
-}
-
-static int analyze(const struct options *o)
-{
-	struct dump_reader *r;
-	struct model m;
-	int rc = -1;
-
-	if (dump_open(&r, o->path) < 0) {
-		error_msg("%s", dump_error(r));
-		dump_close(r);
+	if (o->have_top && count > 1 && !o->diff) {
+		error_msg("--top applies to the report of one dump or to --diff");
 		return EXIT_BADINPUT;
 	}
-	model_init(&m, dump_header(r));
-	m.path = o->path;
-	progress_begin("reading", progress_file_size(o->path));
-	if (read_dump(r, &m) == 0) {
-		if (m.ends_early)
-			warning_msg("'%s' ends early (no end record): the "
-				    "program did not finish tracing",
-				    dump_name(o->path));
-		if (o->json)
-			report_json(stdout, &m);
-		else
-			report_text(stdout, &m, &(struct report_opts){ o->top });
-		rc = 0;
+	if (o->diff && count != 2) {
+		error_msg("--diff compares two dumps, not %zu", count);
+		return EXIT_BADINPUT;
 	}
-	pipeline_release(&m);
-	dump_close(r);
-	return rc ? EXIT_BADINPUT : 0;
+	if (o->diff)
+		return cmd_diff(o, v[0], v[1]);
+	if (count == 1 && !export_wanted(o))
+		return cmd_report(o, v[0]);
+	if (count == 1)
+		return cmd_export(o, v[0]);
+	return cmd_ranks(o, v, count);
+}
+
+static int run(const struct options *o)
+{
+	size_t count;
+	char **v = loader_find_dumps(o->paths, o->npaths, &count);
+	int rc;
+
+	if (!v)
+		return EXIT_BADINPUT;
+	rc = dispatch(&o->ex, v, count);
+	loader_free_dumps(v, count);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -186,10 +168,7 @@ int main(int argc, char **argv)
 	if (export_check(&o.ex) < 0)
 		return EXIT_BADINPUT;
 	report_set_width(o.ex.wide ? 0 : report_terminal_width(), o.ex.wide);
-	if (export_wanted(&o.ex) || o.npaths != 1 || export_is_folder(o.path))
-		status = export_main(&o.ex, o.paths, o.npaths);
-	else
-		status = analyze(&o);
+	status = run(&o);
 	if (fflush(stdout) || ferror(stdout)) {
 		error_msg("cannot write the report: %s", strerror(errno));
 		return EXIT_BADINPUT;

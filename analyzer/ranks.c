@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyzer/loader.h"
 #include "analyzer/nccl.h"
 #include "analyzer/pipeline.h"
 #include "analyzer/progress.h"
@@ -85,7 +86,7 @@ static void *load_worker(void *arg)
 	while ((i = atomic_fetch_add(&l->next, 1)) < l->n) {
 		struct model *m = xcalloc(1, sizeof(*m));
 
-		if (export_try_model(l->paths[i], m, EXPORT_NO_PROGRESS, &l->why[i]) < 0) {
+		if (loader_try_model(l->paths[i], m, LOADER_NO_PROGRESS, &l->why[i]) < 0) {
 			free(m);
 			m = NULL;
 		}

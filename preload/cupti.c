@@ -19,6 +19,7 @@
 #include "include/gputrace/format.h"
 #include "preload/cupti.h"
 #include "preload/cupti_internal.h"
+#include "preload/dl.h"
 #include "preload/gpu_window.h"
 #include "preload/internal.h"
 
@@ -276,6 +277,11 @@ const char *gt_cupti_calling(void)
 	return atomic_load(&calling);
 }
 
+/*
+ * Loading and subscribing run libcupti's constructors and set-up, which
+ * take glibc's locks (the loader's, the exit handlers'): no fork
+ * meanwhile (dl_guard.c), or a child inherits them held and hangs.
+ */
 int gt_cupti_attach(void)
 {
 	int rc = 0;
@@ -285,7 +291,9 @@ int gt_cupti_attach(void)
 		cs.state = GT_CUPTI_OFF;
 		rc = -1;
 	} else if (!cs.subscribed) {
+		gt_dl_enter();
 		rc = load() || subscribe() ? -1 : 0;
+		gt_dl_leave();
 	}
 	leave();
 	return rc;
@@ -440,7 +448,9 @@ void gt_cupti_detach(void)
 	enter("cuptiFinalize");
 	if (cs.subscribed && !cs.enabled && !cs.forgotten) {
 		gt_cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		gt_dl_enter();              /* its teardown: as at the attach */
 		gt_cupti.cuptiFinalize();
+		gt_dl_leave();
 		cs.subscribed = 0;
 	}
 	leave();

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dl_guard.c - no fork while this library walks the loaded objects.
+ * dl_guard.c - no fork while this library walks the loaded objects or
+ * loads one.
  *
  * dl_iterate_phdr holds the dynamic linker's write lock while it runs, and
  * glibc's fork does not take that lock first: a fork while another thread
@@ -8,9 +9,12 @@
  * walk (ours, an unwinder's, the program's dlopen) then waits forever.
  * The library walks often enough for that to happen (the writer's module
  * list, the sampler's version lookups, every call stack: libunwind walks
- * for each frame).  So our walks count themselves in and out, without a
- * lock, and the fork's prepare handler waits (at most FORK_WAIT_NS) until
- * none is inside, holding new ones back until the fork is done.
+ * for each frame).  Loading a library runs its constructors, which take
+ * glibc's exit-handler lock (atexit), also not taken by fork: libcupti,
+ * loaded by the writer thread, left a child hung in exit().  So our walks
+ * and loads count themselves in and out, without a lock, and the fork's
+ * prepare handler waits (at most FORK_WAIT_NS) until none is inside,
+ * holding new ones back until the fork is done.
  */
 #include <link.h>
 #include <pthread.h>

@@ -78,7 +78,11 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int load_libunwind(void)
 {
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	void *h;
+
+	gt_dl_enter();                      /* no fork while it loads */
+	h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	gt_dl_leave();
 
 	if (!h)
 		return -1;
