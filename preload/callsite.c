@@ -100,8 +100,15 @@ static void setup(void)
 	}
 	gt_unwind_init(cs.unwinder);
 	gt_pyframes_init(cs.python);
-	pthread_atfork(NULL, NULL, after_fork_child);
 	atomic_store(&cs.ready, 1);
+}
+
+/* At start, before any thread can take dump_lock: registered lazily, the
+ * handler missed a fork that came while the first stack was taken, and
+ * the child found the lock held for good. */
+int gt_callsite_fork_init(void)
+{
+	return pthread_atfork(NULL, NULL, after_fork_child) ? -1 : 0;
 }
 
 /* Once per dump: the module map, and a note on how stacks are taken. */

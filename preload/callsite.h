@@ -28,5 +28,7 @@ uint32_t gt_callsite_capture(void);
 
 /* Read GPUTRACE_STACK_DEPTH, GPUTRACE_UNWIND, GPUTRACE_PYTHON (config.c). */
 void gt_callsite_config(void);
+/* The fork handler of the call sites (at start). */
+int gt_callsite_fork_init(void);
 
 #endif /* GPUTRACE_PRELOAD_CALLSITE_H */

@@ -31,10 +31,12 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "preload/callsite.h"
 #include "preload/dl.h"
 #include "preload/fork.h"
 #include "preload/functions.h"
 #include "preload/internal.h"
+#include "preload/nvtx.h"
 #include "preload/ring.h"
 #include "preload/signals.h"
 #include "preload/stack_unwind.h"
@@ -100,7 +102,8 @@ static void map_mark(void)
 int gt_fork_init(void)
 {
 	map_mark();
-	if (gt_dl_guard_init())
+	if (gt_dl_guard_init() || gt_callsite_fork_init())
 		return -1;
+	gt_nvtx_domain_fork_init();
 	return pthread_atfork(NULL, NULL, in_child) ? -1 : 0;
 }

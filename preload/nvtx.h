@@ -58,6 +58,9 @@ struct gt_nvtx_domain {
 	struct gt_nvtx_domain *next;
 };
 
+/* Its fork handlers, registered at start (nvtx_domain.c). */
+void gt_nvtx_domain_fork_init(void);
+
 struct gt_nvtx_domain *gt_nvtx_domain_create(const char *name, size_t len);
 
 /* The domain's id, its GT_CHUNK_NVTX definition written the first time

@@ -26,6 +26,14 @@ static void lock_it(void) { pthread_mutex_lock(&lock); }
 static void unlock_it(void) { pthread_mutex_unlock(&lock); }
 static void at_fork(void) { pthread_atfork(lock_it, unlock_it, unlock_it); }
 
+/* At start (and at the first domain, for a program that calls NVTX
+ * before the library starts): a fork racing the first domain must not
+ * miss the handlers. */
+void gt_nvtx_domain_fork_init(void)
+{
+	pthread_once(&once, at_fork);
+}
+
 struct gt_nvtx_domain *gt_nvtx_domain_create(const char *name, size_t len)
 {
 	struct gt_nvtx_str *s = gt_nvtx_intern(name, len);
