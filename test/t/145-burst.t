@@ -71,9 +71,10 @@ subtest "one thread, $N launches, default settings" => sub {
 
 # The writer's timer never fires during the run: only the half-full
 # wake-ups drain the ring.  Without them all but one ring's worth
-# (64Ki records) of the launches would be lost; with them, at most what a
-# machine busy enough to keep the writer off the CPU for half a ring's
-# time makes it lose.
+# (64Ki records) of the launches would be lost; with them, what a machine
+# busy enough to keep the writer off the CPU for half a ring's time makes
+# it lose (a third of them, once, on a 2-core machine with a load of 12).
+# So: more than 8 rings' worth kept.
 subtest 'the writer is woken, not only timed' => sub {
 	my $n = 5_000_000;
 	my $r = GtRun::run(['w_burst', "--launches=$n"], timeout => 300,
@@ -85,7 +86,8 @@ subtest 'the writer is woken, not only timed' => sub {
 	report('burst, no timed drain', burst_info($r));
 	is($line->{events} + $line->{dropped}, GtRun::traced_calls($r->{counts}),
 	   'events + dropped = the traced calls the fake saw');
-	cmp_ok($line->{dropped}, '<', $n / 4, 'less than a quarter dropped');
+	cmp_ok($line->{events}, '>', 8 * 65536,
+	       'more than 8 rings\' worth kept: the writer was woken');
 };
 
 done_testing();
