@@ -220,6 +220,8 @@ struct period_det {
 	uint64_t last_at;               /* calls seen up to the last bound */
 	int capped;                     /* bounds reached DIAG_MAX_STEPS */
 	uint32_t checks, agree;         /* checks made, agreeing with period */
+	uint32_t tp;                    /* the period the last full check found */
+	uint64_t run;                   /* newest calls equal to the one tp before */
 };
 
 struct nvtx_cand {
