@@ -304,6 +304,24 @@ struct env_facts {
 					   at, when P2P or IB is turned off */
 };
 
+/* ---- when each part of the dump happened (chunk_times.c) --------------------- */
+
+struct chunk_time {
+	uint64_t off;                   /* the first chunk's offset */
+	uint64_t lo, hi;                /* its events' earliest, latest start */
+};
+
+struct chunk_times {
+	struct chunk_time *e;           /* by offset */
+	size_t n;
+	uint64_t last_off;              /* the last events chunk seen */
+};
+
+void chunk_times_add(struct chunk_times *c, uint64_t off, uint64_t t);
+int chunk_times_outside(const struct chunk_times *c, size_t *at, uint64_t off,
+			uint64_t lo, uint64_t hi, uint64_t until);
+void chunk_times_release(struct chunk_times *c);
+
 /* ---- the whole state ----------------------------------------------------------- */
 
 struct diagnosis {
@@ -317,6 +335,7 @@ struct diagnosis {
 	struct host_seg *segs;          /* built at the end */
 	size_t nsegs;
 	uint64_t first_t, last_t;       /* host events */
+	struct chunk_times chunk_times; /* for the replay's second read */
 
 	/* GPU */
 	struct dev_timeline dev[DIAG_MAX_DEVICES];

@@ -164,6 +164,8 @@ int dump_open(struct dump_reader **rp, const char *path);
 /* The next record: 1, 0 at the end of the dump, -1 with dump_error(). */
 int dump_next(struct dump_reader *r, struct dump_record *rec);
 void dump_close(struct dump_reader *r);
+/* Drop the rest of the events chunk in hand, unread. */
+void dump_skip_events(struct dump_reader *r);
 
 /* The message of the last failure, ready to print after "prog: ". */
 const char *dump_error(const struct dump_reader *r);

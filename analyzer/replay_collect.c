@@ -228,6 +228,7 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	const struct gpu_clock *clk = m->gpu ? &m->gpu->clock : NULL;
 	struct dump_reader *r;
 	struct dump_record rec;
+	size_t at = 0;
 	int rc;
 
 	if (dump_open(&r, m->path) < 0) {
@@ -240,7 +241,11 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 		progress_tick(rec.offset);
 		if (rec.type == DUMP_EVENT && rec.event.t0 > c->hi + READ_PAST_NS)
 			break;          /* the span's GPU records came long before */
-		if (rec.type == DUMP_EVENT)
+		if (rec.type == DUMP_EVENT &&
+		    chunk_times_outside(&d->chunk_times, &at, rec.offset, c->lo,
+					c->hi, c->hi + READ_PAST_NS))
+			dump_skip_events(r);    /* none kept, none ends it */
+		else if (rec.type == DUMP_EVENT)
 			keep_event(c, &rec.event);
 		else if (rec.type == DUMP_GPU && clk && clk->pairs)
 			keep_records(c, clk, &rec, d->env.sm_count);
