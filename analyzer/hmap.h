@@ -4,6 +4,8 @@
  * a pointer.  One map uses one kind of key.  String keys are not copied:
  * the caller keeps them alive as long as the entry (usually the value
  * holds its own key).  There is no removal; store NULL to forget a value.
+ * An integer map remembers the last value found, for the callers that
+ * ask for one key many times in a row (a thread's state, event by event).
  */
 #ifndef GPUTRACE_ANALYZER_HMAP_H
 #define GPUTRACE_ANALYZER_HMAP_H
@@ -23,15 +25,24 @@ struct hmap {
 	struct hmap_entry *e;
 	size_t cap;                 /* a power of two, or 0 */
 	size_t len;                 /* entries in use */
+	uint64_t last_key;          /* the last integer key found ... */
+	void *last_val;             /* ... and its value, NULL: none */
 };
 
-#define HMAP_INIT { NULL, 0, 0 }
+#define HMAP_INIT { NULL, 0, 0, 0, NULL }
 
 void hmap_init(struct hmap *h);
 /* Frees the table, not the keys or values. */
 void hmap_release(struct hmap *h);
 
-void *hmap_get_int(const struct hmap *h, uint64_t key);
+void *hmap_find_int(const struct hmap *h, uint64_t key);
+
+static inline void *hmap_get_int(const struct hmap *h, uint64_t key)
+{
+	if (h->last_val && h->last_key == key)
+		return h->last_val;
+	return hmap_find_int(h, key);
+}
 void hmap_put_int(struct hmap *h, uint64_t key, void *val);
 void *hmap_get_str(const struct hmap *h, const char *key);
 void hmap_put_str(struct hmap *h, const char *key, void *val);
