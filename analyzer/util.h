@@ -41,6 +41,18 @@ char *xmemdupz(const void *s, size_t len);
 /* printf into a new string. */
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
+/* Sort v[0..n) in ascending order (a radix sort: qsort's order, faster). */
+void sort_u64(uint64_t *v, size_t n);
+
+/* A value and the key it sorts by. */
+struct sort_kv {
+	uint64_t key;
+	uint64_t val;
+};
+
+/* Sort v[0..n) by key, stable: equal keys keep their order. */
+void sort_kv(struct sort_kv *v, size_t n);
+
 /* The word for a count of n: one if n is 1, else many ("copy", "copies";
  * "", "s" for a plural in -s). */
 static inline const char *plural(uint64_t n, const char *one, const char *many)
