@@ -128,6 +128,15 @@ static void free_op(struct dump_op *op)
 	free(op);
 }
 
+static uint8_t api_is(const char *api)
+{
+	return (strstr(api, "Query") ? DUMP_API_QUERY : 0) |
+	       (strstr(api, "Event") ? DUMP_API_EVENT : 0) |
+	       (strstr(api, "Ctx") ? DUMP_API_CTX : 0) |
+	       (!strcmp(api, "cuCtxSynchronize") ? DUMP_API_CTX_SYNC : 0) |
+	       (!strcmp(api, "cuStreamSynchronize") ? DUMP_API_STREAM_SYNC : 0);
+}
+
 /* The op by its id, for the events that name it. */
 static void index_op(struct dump_reader *r, struct dump_op *op)
 {
@@ -163,6 +172,7 @@ static int parse_op(struct dump_reader *r, struct dump_record *rec)
 			     : xasprintf("<op %u>", oi.op);
 	op->symbol = oi.symbol_str ? xstrdup(dump_string(r, oi.symbol_str))
 				   : xstrdup(op->api);
+	op->api_is = api_is(op->api);
 	free_op(hmap_get_int(&r->ops, oi.op));
 	hmap_put_int(&r->ops, oi.op, op);
 	index_op(r, op);

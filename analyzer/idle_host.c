@@ -95,7 +95,8 @@ static int event_cat(const struct dump_event *ev, const struct host_thread *t,
 			*stack = (uint32_t)ev->arg[GT_ARG_COPY_STACK];
 		return copy_cat(ev, flags);
 	case GT_KIND_SYNC:
-		if ((ev->op->flags & GT_OPF_ASYNC) || strstr(ev->op->api, "Query"))
+		if ((ev->op->flags & GT_OPF_ASYNC) ||
+		    (ev->op->api_is & DUMP_API_QUERY))
 			return HC_FEED;     /* stream waits, queries */
 		if (ev->op->nargs > GT_ARG_SYNC_STACK)
 			*stack = (uint32_t)ev->arg[GT_ARG_SYNC_STACK];
@@ -103,7 +104,7 @@ static int event_cat(const struct dump_event *ev, const struct host_thread *t,
 			*flags = HF_READBACK;
 		else if (t->last_dir == GT_DIR_HTOD)
 			*flags = HF_UPLOAD;
-		if (!strstr(ev->op->api, "Event"))  /* an event: work may follow it */
+		if (!(ev->op->api_is & DUMP_API_EVENT))  /* an event: work may follow it */
 			*flags |= HF_DRAIN;
 		return HC_WAIT;
 	case GT_KIND_NCCL:

@@ -123,7 +123,6 @@ static int choose_span(const struct diagnosis *d, struct rp_collect *c)
 static void keep_event(struct rp_collect *c, const struct dump_event *ev)
 {
 	struct rp_ev *e;
-	const char *api = ev->op->api;
 
 	if (ev->op->kind == GT_KIND_NVTX || ev->t0 < c->lo || ev->t0 >= c->hi ||
 	    ev->result)
@@ -151,11 +150,12 @@ static void keep_event(struct rp_collect *c, const struct dump_event *ev)
 		e->bytes = ev->arg[GT_ARG_COPY_BYTES];
 	if (e->kind == GT_KIND_COPY && ev->op->nargs > GT_ARG_COPY_MEMORY)
 		e->mem = ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK;
-	if (strstr(api, "Query") || (e->kind == GT_KIND_SYNC && (e->flags & RE_ASYNC)))
+	if ((ev->op->api_is & DUMP_API_QUERY) ||
+	    (e->kind == GT_KIND_SYNC && (e->flags & RE_ASYNC)))
 		e->flags |= RE_QUERY;
-	if (strstr(api, "Ctx"))
+	if (ev->op->api_is & DUMP_API_CTX)
 		e->flags |= RE_CTX;
-	if (strstr(api, "Event"))
+	if (ev->op->api_is & DUMP_API_EVENT)
 		e->flags |= RE_EVENT;
 }
 
