@@ -364,7 +364,7 @@ struct diagnosis {
 	struct hmap nvtx_threads;       /* tid << 32 | domain -> nvtx_thread */
 	size_t cand_budget;
 	struct period_det det[PERIOD_THREADS];
-	size_t ndet;
+	size_t ndet, last_det;          /* last_det: the last one asked for */
 	struct step_stats steps;
 
 	/* results */

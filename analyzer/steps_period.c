@@ -302,9 +302,13 @@ static void check(struct period_det *p, int last)
 
 static struct period_det *det_of(struct diagnosis *d, uint32_t tid)
 {
+	if (d->last_det < d->ndet && d->det[d->last_det].tid == tid)
+		return &d->det[d->last_det];
 	for (size_t i = 0; i < d->ndet; i++)
-		if (d->det[i].tid == tid)
+		if (d->det[i].tid == tid) {
+			d->last_det = i;
 			return &d->det[i];
+		}
 	if (d->ndet == PERIOD_THREADS)
 		return NULL;
 	d->det[d->ndet] = (struct period_det){ .tid = tid };
