@@ -20,9 +20,11 @@
 #if defined(__GNUC__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #define NORETURN __attribute__((noreturn))
+#define NOINLINE __attribute__((noinline))
 #else
 #define PRINTF_LIKE(f, a)
 #define NORETURN
+#define NOINLINE
 #endif
 
 /* "gputrace-analyze: <msg>" on stderr. */
