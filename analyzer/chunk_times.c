@@ -31,24 +31,15 @@ static void halve(struct chunk_times *c)
 	c->n = c->n / 2 + c->n % 2;
 }
 
-void chunk_times_add(struct chunk_times *c, uint64_t off, uint64_t t)
+/* The first event of the next events chunk (chunk_times_add). */
+void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t)
 {
-	struct chunk_time *e;
-
-	if (!c->n || off > c->last_off) {
-		if (!c->e)
-			c->e = xmalloc(CT_MAX * sizeof(*c->e));
-		if (c->n == CT_MAX)
-			halve(c);
-		c->e[c->n++] = (struct chunk_time){ off, t, t };
-		c->last_off = off;
-		return;
-	}
-	e = &c->e[c->n - 1];
-	if (t < e->lo)
-		e->lo = t;
-	if (t > e->hi)
-		e->hi = t;
+	if (!c->e)
+		c->e = xmalloc(CT_MAX * sizeof(*c->e));
+	if (c->n == CT_MAX)
+		halve(c);
+	c->e[c->n++] = (struct chunk_time){ off, t, t };
+	c->last_off = off;
 }
 
 /*

@@ -317,7 +317,24 @@ struct chunk_times {
 	uint64_t last_off;              /* the last events chunk seen */
 };
 
-void chunk_times_add(struct chunk_times *c, uint64_t off, uint64_t t);
+void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t);
+
+/* An event of the chunk at off, which starts at t. */
+static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
+				   uint64_t t)
+{
+	struct chunk_time *e;
+
+	if (!c->n || off > c->last_off) {
+		chunk_times_new(c, off, t);
+		return;
+	}
+	e = &c->e[c->n - 1];
+	if (t < e->lo)
+		e->lo = t;
+	if (t > e->hi)
+		e->hi = t;
+}
 int chunk_times_outside(const struct chunk_times *c, size_t *at, uint64_t off,
 			uint64_t lo, uint64_t hi, uint64_t until);
 void chunk_times_release(struct chunk_times *c);
@@ -350,6 +367,8 @@ struct diagnosis {
 	 * time far from the rest costs one page, not all before it) */
 	struct kbucket *bucket_pages[DIAG_MAX_BUCKETS / DIAG_PAGE_BUCKETS];
 	size_t nbuckets;                /* the last used + 1 */
+	struct kbucket *last_b;         /* the last bucket asked for, which */
+	uint64_t last_b_lo, last_b_hi;  /* holds the times [lo, hi) */
 	uint64_t base_ns;               /* bucket 0 starts here */
 	struct copy_bw bw;
 	int cupti_state;                /* enum gt_cupti_state, 0 unknown */
