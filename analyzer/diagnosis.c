@@ -78,6 +78,7 @@ void diagnosis_add(struct model *m, const struct dump_reader *r,
 
 	switch (rec->type) {
 	case DUMP_EVENT:
+		chunk_times_add(&d->chunk_times, rec->offset, rec->event.t0);
 		add_event(m, d, r, &rec->event);
 		break;
 	case DUMP_GPU:
@@ -146,6 +147,7 @@ void diagnosis_release(struct model *m)
 	hmap_release(&d->shape_class);
 	free(d->spans);
 	free(d->segs);
+	chunk_times_release(&d->chunk_times);
 	for (uint32_t i = 0; i < DIAG_MAX_DEVICES; i++)
 		for (int l = 0; l < GL_KINDS; l++)
 			span_release(&d->dev[i].l[l]);

@@ -220,6 +220,8 @@ struct period_det {
 	uint64_t last_at;               /* calls seen up to the last bound */
 	int capped;                     /* bounds reached DIAG_MAX_STEPS */
 	uint32_t checks, agree;         /* checks made, agreeing with period */
+	uint32_t tp;                    /* the period the last full check found */
+	uint64_t run;                   /* newest calls equal to the one tp before */
 };
 
 struct nvtx_cand {
@@ -302,6 +304,41 @@ struct env_facts {
 					   at, when P2P or IB is turned off */
 };
 
+/* ---- when each part of the dump happened (chunk_times.c) --------------------- */
+
+struct chunk_time {
+	uint64_t off;                   /* the first chunk's offset */
+	uint64_t lo, hi;                /* its events' earliest, latest start */
+};
+
+struct chunk_times {
+	struct chunk_time *e;           /* by offset */
+	size_t n;
+	uint64_t last_off;              /* the last events chunk seen */
+};
+
+void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t);
+
+/* An event of the chunk at off, which starts at t. */
+static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
+				   uint64_t t)
+{
+	struct chunk_time *e;
+
+	if (!c->n || off > c->last_off) {
+		chunk_times_new(c, off, t);
+		return;
+	}
+	e = &c->e[c->n - 1];
+	if (t < e->lo)
+		e->lo = t;
+	if (t > e->hi)
+		e->hi = t;
+}
+int chunk_times_outside(const struct chunk_times *c, size_t *at, uint64_t off,
+			uint64_t lo, uint64_t hi, uint64_t until);
+void chunk_times_release(struct chunk_times *c);
+
 /* ---- the whole state ----------------------------------------------------------- */
 
 struct diagnosis {
@@ -315,6 +352,7 @@ struct diagnosis {
 	struct host_seg *segs;          /* built at the end */
 	size_t nsegs;
 	uint64_t first_t, last_t;       /* host events */
+	struct chunk_times chunk_times; /* for the replay's second read */
 
 	/* GPU */
 	struct dev_timeline dev[DIAG_MAX_DEVICES];
@@ -329,6 +367,8 @@ struct diagnosis {
 	 * time far from the rest costs one page, not all before it) */
 	struct kbucket *bucket_pages[DIAG_MAX_BUCKETS / DIAG_PAGE_BUCKETS];
 	size_t nbuckets;                /* the last used + 1 */
+	struct kbucket *last_b;         /* the last bucket asked for, which */
+	uint64_t last_b_lo, last_b_hi;  /* holds the times [lo, hi) */
 	uint64_t base_ns;               /* bucket 0 starts here */
 	struct copy_bw bw;
 	int cupti_state;                /* enum gt_cupti_state, 0 unknown */
@@ -343,7 +383,7 @@ struct diagnosis {
 	struct hmap nvtx_threads;       /* tid << 32 | domain -> nvtx_thread */
 	size_t cand_budget;
 	struct period_det det[PERIOD_THREADS];
-	size_t ndet;
+	size_t ndet, last_det;          /* last_det: the last one asked for */
 	struct step_stats steps;
 
 	/* results */

@@ -128,6 +128,29 @@ static void free_op(struct dump_op *op)
 	free(op);
 }
 
+static uint8_t api_is(const char *api)
+{
+	return (strstr(api, "Query") ? DUMP_API_QUERY : 0) |
+	       (strstr(api, "Event") ? DUMP_API_EVENT : 0) |
+	       (strstr(api, "Ctx") ? DUMP_API_CTX : 0) |
+	       (!strcmp(api, "cuCtxSynchronize") ? DUMP_API_CTX_SYNC : 0) |
+	       (!strcmp(api, "cuStreamSynchronize") ? DUMP_API_STREAM_SYNC : 0);
+}
+
+/* The op by its id, for the events that name it. */
+static void index_op(struct dump_reader *r, struct dump_op *op)
+{
+	if (op->id >= r->nop_of) {
+		size_t n = (size_t)op->id + 1 > 2 * r->nop_of ? (size_t)op->id + 1
+							     : 2 * r->nop_of;
+
+		r->op_of = xrealloc(r->op_of, n * sizeof(*r->op_of));
+		memset(r->op_of + r->nop_of, 0, (n - r->nop_of) * sizeof(*r->op_of));
+		r->nop_of = n;
+	}
+	r->op_of[op->id] = op;
+}
+
 static int parse_op(struct dump_reader *r, struct dump_record *rec)
 {
 	struct gt_op_info oi;
@@ -149,8 +172,10 @@ static int parse_op(struct dump_reader *r, struct dump_record *rec)
 			     : xasprintf("<op %u>", oi.op);
 	op->symbol = oi.symbol_str ? xstrdup(dump_string(r, oi.symbol_str))
 				   : xstrdup(op->api);
+	op->api_is = api_is(op->api);
 	free_op(hmap_get_int(&r->ops, oi.op));
 	hmap_put_int(&r->ops, oi.op, op);
+	index_op(r, op);
 	rec->op = op;
 	return 1;
 }
@@ -278,6 +303,11 @@ static int get_varint(struct dump_reader *r, uint64_t *v)
 	return dump_corrupt(r, "bad varint in event %u", nth);
 }
 
+static const struct dump_op *op_by_id(const struct dump_reader *r, uint64_t op)
+{
+	return op < r->nop_of ? r->op_of[op] : NULL;
+}
+
 /* The common fields; then the op must be known to unpack the rest. */
 static int get_event_head(struct dump_reader *r, struct dump_event *ev)
 {
@@ -287,7 +317,7 @@ static int get_event_head(struct dump_reader *r, struct dump_event *ev)
 	    get_varint(r, &ev->dur) < 0 || get_varint(r, &ev->result) < 0 ||
 	    get_varint(r, &ev->stream) < 0)
 		return -1;
-	ev->op = op <= UINT16_MAX ? hmap_get_int(&r->ops, op) : NULL;
+	ev->op = op_by_id(r, op);
 	if (!ev->op)
 		return dump_corrupt(r, "event uses op %llu, which is not "
 				    "defined", (unsigned long long)op);
@@ -299,13 +329,11 @@ static int get_event_head(struct dump_reader *r, struct dump_event *ev)
 	return 0;
 }
 
-int dump_next_event(struct dump_reader *r, struct dump_record *rec)
+/* One event, checking each varint's bounds and saying what is wrong. */
+static int event_checked(struct dump_reader *r, struct dump_event *ev)
 {
-	struct dump_event *ev = &rec->event;
 	int i, nargs;
 
-	rec->type = DUMP_EVENT;
-	rec->offset = r->ch_off;
 	memset(ev, 0, sizeof(*ev));
 	if (get_event_head(r, ev) < 0)
 		return -1;
@@ -318,6 +346,76 @@ int dump_next_event(struct dump_reader *r, struct dump_record *rec)
 		if (i < GT_ARG_MAX)
 			ev->arg[i] = v;     /* arguments past those we know: skip */
 	}
+	return 0;
+}
+
+/* One varint of at most nine bytes at p, no bound checked: the byte
+ * after it, or NULL. */
+static inline const uint8_t *varint9(const uint8_t *p, uint64_t *v)
+{
+	uint64_t x;
+
+	if (!(p[0] & 0x80)) {
+		*v = p[0];
+		return p + 1;
+	}
+	x = p[0] & 0x7f;
+	for (unsigned i = 1; i < 9; i++) {
+		x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*v = x;
+			return p + i + 1;
+		}
+	}
+	return NULL;
+}
+
+enum { H_OP, H_DT0, H_DUR, H_RESULT, H_STREAM, H_N };
+#define EVENT_MAX_BYTES (10 * (H_N + GT_ARG_MAX))
+
+/*
+ * One event far enough from the chunk's end that no varint needs a bound
+ * check: 1, or 0 (nothing consumed) to read it with event_checked().
+ */
+static int event_fast(struct dump_reader *r, struct dump_event *ev)
+{
+	const uint8_t *p = r->ev_pos;
+	const struct dump_op *op;
+	uint64_t h[H_N];
+
+	if (r->ev_end - p < EVENT_MAX_BYTES)
+		return 0;
+	for (int i = 0; i < H_N; i++)
+		if (!(p = varint9(p, &h[i])))
+			return 0;
+	op = op_by_id(r, h[H_OP]);
+	if (!op || op->nargs > GT_ARG_MAX)
+		return 0;
+	memset(ev->arg, 0, sizeof(ev->arg));
+	for (int i = 0; i < op->nargs; i++)
+		if (!(p = varint9(p, &ev->arg[i])))
+			return 0;
+	r->ev_pos = p;
+	r->ev_t0 += (uint64_t)gt_unzigzag(h[H_DT0]);
+	ev->op = op;
+	ev->dur = h[H_DUR];
+	ev->result = h[H_RESULT];
+	ev->stream = h[H_STREAM];
+	ev->tid = r->ev_tid;
+	ev->id = (uint64_t)r->ev_buffer << 40 | (r->ev_seq++ & ((1ull << 40) - 1));
+	ev->t0 = r->ev_t0;
+	ev->t1 = ev->t0 + ev->dur;
+	return 1;
+}
+
+int dump_next_event(struct dump_reader *r, struct dump_record *rec)
+{
+	struct dump_event *ev = &rec->event;
+
+	rec->type = DUMP_EVENT;
+	rec->offset = r->ch_off;
+	if (!event_fast(r, ev) && event_checked(r, ev) < 0)
+		return -1;
 	if (--r->ev_left == 0 && r->ev_pos != r->ev_end)
 		return dump_corrupt(r, "%zu bytes after the last event",
 				    (size_t)(r->ev_end - r->ev_pos));
@@ -336,6 +434,9 @@ void dump_free_tables(struct dump_reader *r)
 		free_op(v);
 	hmap_release(&r->strings);
 	hmap_release(&r->ops);
+	free(r->op_of);
+	r->op_of = NULL;
+	r->nop_of = 0;
 	free_process(&r->proc);
 	free(r->note);
 	r->note = NULL;

@@ -39,6 +39,8 @@ struct dump_reader {
 
 	struct hmap strings;        /* id -> char * */
 	struct hmap ops;            /* id -> struct dump_op * */
+	struct dump_op **op_of;     /* the same, by id below nop_of */
+	size_t nop_of;
 	struct dump_process proc;
 	char *note;
 

@@ -186,6 +186,11 @@ int dump_next(struct dump_reader *r, struct dump_record *rec)
 	}
 }
 
+void dump_skip_events(struct dump_reader *r)
+{
+	r->ev_left = 0;
+}
+
 void dump_close(struct dump_reader *r)
 {
 	if (!r)

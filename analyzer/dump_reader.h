@@ -71,8 +71,18 @@ struct dump_op {
 	uint8_t direction;          /* enum gt_direction */
 	uint32_t flags;             /* GT_OPF_* */
 	uint8_t nargs;              /* per-kind varints of its events */
+	uint8_t api_is;             /* DUMP_API_*: what its name says */
 	char *api;                  /* "<op N>" when the dump names none */
 	char *symbol;               /* the api name when the dump names none */
+};
+
+/* What an op's api name holds, found once per op rather than per event. */
+enum {
+	DUMP_API_QUERY = 1,         /* "Query" in it */
+	DUMP_API_EVENT = 2,         /* "Event" */
+	DUMP_API_CTX = 4,           /* "Ctx" */
+	DUMP_API_CTX_SYNC = 8,      /* it is cuCtxSynchronize */
+	DUMP_API_STREAM_SYNC = 16,  /* it is cuStreamSynchronize */
 };
 
 struct dump_event {
@@ -164,6 +174,8 @@ int dump_open(struct dump_reader **rp, const char *path);
 /* The next record: 1, 0 at the end of the dump, -1 with dump_error(). */
 int dump_next(struct dump_reader *r, struct dump_record *rec);
 void dump_close(struct dump_reader *r);
+/* Drop the rest of the events chunk in hand, unread. */
+void dump_skip_events(struct dump_reader *r);
 
 /* The message of the last failure, ready to print after "prog: ". */
 const char *dump_error(const struct dump_reader *r);

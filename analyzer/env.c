@@ -103,14 +103,21 @@ static void env_record(struct env_stats *s, const struct dump_record *rec)
 	}
 }
 
+static NOINLINE void add_info(struct model *m, const struct dump_record *rec)
+{
+	if (rec->type == DUMP_ENV)
+		env_record(env_stats_of(m), rec);
+	else
+		env_sample(env_stats_of(m), rec);
+}
+
+/* Every record comes here: the others return before any work. */
 void env_add(struct model *m, const struct dump_reader *r,
 	     const struct dump_record *rec)
 {
 	(void)r;
-	if (rec->type == DUMP_ENV)
-		env_record(env_stats_of(m), rec);
-	else if (rec->type == DUMP_SAMPLE)
-		env_sample(env_stats_of(m), rec);
+	if (rec->type == DUMP_ENV || rec->type == DUMP_SAMPLE)
+		add_info(m, rec);
 }
 
 void env_set_cupti(struct model *m, const char *state)

@@ -364,8 +364,8 @@ static void add_note(struct gpu_stats *s, const char *text)
 	s->no_window = xstrdup(text + strlen(NO_WINDOW));
 }
 
-void gpu_add(struct model *m, const struct dump_reader *r,
-	     const struct dump_record *rec)
+static NOINLINE void add_record(struct model *m, const struct dump_reader *r,
+				const struct dump_record *rec)
 {
 	switch (rec->type) {
 	case DUMP_GPU:
@@ -383,6 +383,14 @@ void gpu_add(struct model *m, const struct dump_reader *r,
 	default:
 		break;
 	}
+}
+
+/* Every record comes here: events return before any work. */
+void gpu_add(struct model *m, const struct dump_reader *r,
+	     const struct dump_record *rec)
+{
+	if (rec->type != DUMP_EVENT)
+		add_record(m, r, rec);
 }
 
 /* ---- host events ------------------------------------------------------------- */
@@ -406,16 +414,14 @@ static void join_edge(struct gpu_stats *s, const struct dump_reader *r,
 	s->edge++;
 }
 
-void gpu_add_event(struct model *m, const struct dump_reader *r,
-		   const struct dump_event *ev, struct row *row)
+static NOINLINE void add_event(struct gpu_stats *s, const struct dump_reader *r,
+			       const struct dump_event *ev, struct row *row)
 {
-	struct gpu_stats *s = m->gpu;
 	struct gpu_item host, *g, out;
 	uint8_t kind = ev->op->kind;
 
-	if (!s || (!s->open.start && !s->windows) || ev->result ||
-	    (kind != GT_KIND_LAUNCH && kind != GT_KIND_GRAPH &&
-	     kind != GT_KIND_COPY && kind != GT_KIND_SET))
+	if (kind != GT_KIND_LAUNCH && kind != GT_KIND_GRAPH &&
+	    kind != GT_KIND_COPY && kind != GT_KIND_SET)
 		return;
 	tables(s);
 	if (!in_window(s, ev->t0)) {    /* maybe an edge: its record may come */
@@ -444,6 +450,15 @@ void gpu_add_event(struct model *m, const struct dump_reader *r,
 			return;
 	}
 	gpu_pending_put(&s->hosts, &host, &out);
+}
+
+void gpu_add_event(struct model *m, const struct dump_reader *r,
+		   const struct dump_event *ev, struct row *row)
+{
+	struct gpu_stats *s = m->gpu;
+
+	if (s && (s->open.start || s->windows) && !ev->result)
+		add_event(s, r, ev, row);
 }
 
 /* ---- the end -------------------------------------------------------------------- */

@@ -35,11 +35,16 @@ void hmap_init(struct hmap *h)
 	h->e = NULL;
 	h->cap = 0;
 	h->len = 0;
+	h->dense = NULL;
+	h->ndense = 0;
+	h->last_key = 0;
+	h->last_val = NULL;
 }
 
 void hmap_release(struct hmap *h)
 {
 	free(h->e);
+	free(h->dense);
 	hmap_init(h);
 }
 
@@ -105,14 +110,42 @@ static void put(struct hmap *h, uint64_t hash, uint64_t ikey,
 	e->val = val;
 }
 
-void *hmap_get_int(const struct hmap *h, uint64_t key)
+/* hmap_get_int() past the last value found: remembers the one found
+ * (the map is const to its readers, not to itself). */
+void *hmap_find_int(const struct hmap *h, uint64_t key)
 {
-	return get(h, hash_int(key), key, NULL);
+	struct hmap *self = (struct hmap *)h;
+	void *val = get(h, hash_int(key), key, NULL);
+
+	if (val) {
+		self->last_key = key;
+		self->last_val = val;
+	}
+	return val;
+}
+
+/* Room in the dense array for key (below HMAP_DENSE). */
+static void dense_reach(struct hmap *h, uint64_t key)
+{
+	size_t n = h->ndense ? h->ndense : 16;
+
+	while (n <= key)
+		n *= 2;
+	h->dense = xrealloc(h->dense, n * sizeof(*h->dense));
+	memset(h->dense + h->ndense, 0, (n - h->ndense) * sizeof(*h->dense));
+	h->ndense = n;
 }
 
 void hmap_put_int(struct hmap *h, uint64_t key, void *val)
 {
 	put(h, hash_int(key), key, NULL, val);
+	if (key < HMAP_DENSE) {
+		if (key >= h->ndense)
+			dense_reach(h, key);
+		h->dense[key] = val;
+	}
+	if (h->last_key == key)
+		h->last_val = val;
 }
 
 void *hmap_get_str(const struct hmap *h, const char *key)

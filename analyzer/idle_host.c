@@ -95,7 +95,8 @@ static int event_cat(const struct dump_event *ev, const struct host_thread *t,
 			*stack = (uint32_t)ev->arg[GT_ARG_COPY_STACK];
 		return copy_cat(ev, flags);
 	case GT_KIND_SYNC:
-		if ((ev->op->flags & GT_OPF_ASYNC) || strstr(ev->op->api, "Query"))
+		if ((ev->op->flags & GT_OPF_ASYNC) ||
+		    (ev->op->api_is & DUMP_API_QUERY))
 			return HC_FEED;     /* stream waits, queries */
 		if (ev->op->nargs > GT_ARG_SYNC_STACK)
 			*stack = (uint32_t)ev->arg[GT_ARG_SYNC_STACK];
@@ -103,7 +104,7 @@ static int event_cat(const struct dump_event *ev, const struct host_thread *t,
 			*flags = HF_READBACK;
 		else if (t->last_dir == GT_DIR_HTOD)
 			*flags = HF_UPLOAD;
-		if (!strstr(ev->op->api, "Event"))  /* an event: work may follow it */
+		if (!(ev->op->api_is & DUMP_API_EVENT))  /* an event: work may follow it */
 			*flags |= HF_DRAIN;
 		return HC_WAIT;
 	case GT_KIND_NCCL:
@@ -182,19 +183,20 @@ void idle_host_flush(struct diagnosis *d)
 
 /* ---- one line of host states ------------------------------------------- */
 
-struct edge {
-	uint64_t t;
-	uint32_t span;
-	uint32_t end;               /* 0 start, 1 end: ends sort first */
-};
-
-static int by_time(const void *a, const void *b)
+/*
+ * The spans' ends and starts by time, ends first at one time, each kind
+ * in span order: val is the span << 1 | 1 for an end.
+ */
+static struct sort_kv *edges(const struct diagnosis *d)
 {
-	const struct edge *x = a, *y = b;
+	struct sort_kv *e = xmalloc((2 * d->nspans + 1) * sizeof(*e));
 
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return (int)y->end - (int)x->end;
+	for (size_t i = 0; i < d->nspans; i++) {
+		e[i] = (struct sort_kv){ d->spans[i].t1, (uint64_t)i << 1 | 1 };
+		e[d->nspans + i] = (struct sort_kv){ d->spans[i].t0, (uint64_t)i << 1 };
+	}
+	sort_kv(e, 2 * d->nspans);
+	return e;
 }
 
 /* The state now: the highest category with an open span. */
@@ -227,30 +229,26 @@ static void emit(struct diagnosis *d, size_t *cap, uint64_t t0, uint64_t t1,
 
 void idle_host_segments(struct diagnosis *d)
 {
-	struct edge *e = xmalloc((2 * d->nspans + 1) * sizeof(*e));
+	struct sort_kv *e = edges(d);
 	uint32_t open[HC_KINDS] = { 0 }, last[HC_KINDS] = { 0 };
-	size_t n = 0, cap = 0;
+	size_t n = 2 * d->nspans, cap = 0;
 	uint64_t prev = 0;
 
-	for (size_t i = 0; i < d->nspans; i++) {
-		e[n++] = (struct edge){ d->spans[i].t0, (uint32_t)i, 0 };
-		e[n++] = (struct edge){ d->spans[i].t1, (uint32_t)i, 1 };
-	}
-	qsort(e, n, sizeof(*e), by_time);
 	for (size_t i = 0; i < n; i++) {
-		const struct host_span *s = &d->spans[e[i].span];
+		uint32_t span = (uint32_t)(e[i].val >> 1);
+		const struct host_span *s = &d->spans[span];
 		int st = state_now(open);
 
-		if (i && e[i].t > prev)
-			emit(d, &cap, prev, e[i].t, st,
+		if (i && e[i].key > prev)
+			emit(d, &cap, prev, e[i].key, st,
 			     st == HC_OUTSIDE ? 0 : last[st]);
-		prev = e[i].t;
-		if (e[i].end) {
+		prev = e[i].key;
+		if (e[i].val & 1) {
 			if (open[s->cat])
 				open[s->cat]--;
 		} else {
 			open[s->cat]++;
-			last[s->cat] = e[i].span;
+			last[s->cat] = span;
 		}
 	}
 	free(e);

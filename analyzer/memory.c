@@ -75,9 +75,9 @@ static int is_wait_for(const struct dump_event *ev, uint64_t stream)
 {
 	if (ev->op->kind != GT_KIND_SYNC)
 		return 0;
-	if (!strcmp(ev->op->api, "cuCtxSynchronize"))
+	if (ev->op->api_is & DUMP_API_CTX_SYNC)
 		return 1;
-	return !strcmp(ev->op->api, "cuStreamSynchronize") && ev->stream == stream;
+	return (ev->op->api_is & DUMP_API_STREAM_SYNC) && ev->stream == stream;
 }
 
 /*

@@ -75,6 +75,8 @@ struct model {
 	int have_end;
 	uint32_t last_tid;
 	struct hmap rows[ROW_KINDS];
+	struct row *copy_class[16 * 16 * 2];    /* rows[ROW_COPYCLASS] by
+						   direction, memory, async */
 	struct hmap functions;  /* id -> struct model_fn */
 	uint64_t fn_gen;        /* function definitions so far */
 	struct hmap shapes;     /* id -> struct shape_ref */

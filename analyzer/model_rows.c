@@ -109,10 +109,9 @@ struct row *op_row(struct model *m, enum row_kind kind,
 }
 
 /* The row of a class of copies, named like "HtoD pageable async". */
-struct row *copy_class_row(struct model *m, uint8_t direction, uint8_t memory,
-			   int async)
+static struct row *new_copy_class(struct model *m, uint8_t dir,
+				  uint8_t memory, int async)
 {
-	uint8_t dir = direction_class(direction);
 	char *key = xasprintf("%u\n%u\n%d", dir, memory, async);
 	struct row *row = hmap_get_str(&m->rows[ROW_COPYCLASS], key);
 
@@ -127,6 +126,19 @@ struct row *copy_class_row(struct model *m, uint8_t direction, uint8_t memory,
 	row->memory = memory;
 	hmap_put_str(&m->rows[ROW_COPYCLASS], row->key, row);
 	return row;
+}
+
+struct row *copy_class_row(struct model *m, uint8_t direction, uint8_t memory,
+			   int async)
+{
+	uint8_t dir = direction_class(direction);
+	size_t i = ((size_t)dir * 16 + memory) * 2 + !!async;
+
+	if (dir >= 16 || memory >= 16)
+		return new_copy_class(m, dir, memory, async);
+	if (!m->copy_class[i])
+		m->copy_class[i] = new_copy_class(m, dir, memory, async);
+	return m->copy_class[i];
 }
 
 const char *memory_name(uint8_t memory)

@@ -239,8 +239,8 @@ static void add_prof(struct nccl_stats *s, const struct dump_reader *r,
 	o->bus_bytes += (double)size * (nccl_size_per_rank(name) ? n : 1) * factor;
 }
 
-void nccl_add(struct model *m, const struct dump_reader *r,
-	      const struct dump_record *rec)
+static NOINLINE void add_record(struct model *m, const struct dump_reader *r,
+				const struct dump_record *rec)
 {
 	const uint8_t *recs = rec->nccl_prof.recs;
 
@@ -263,6 +263,14 @@ void nccl_add(struct model *m, const struct dump_reader *r,
 	default:
 		break;
 	}
+}
+
+/* Every record comes here: events of other kinds return before any work. */
+void nccl_add(struct model *m, const struct dump_reader *r,
+	      const struct dump_record *rec)
+{
+	if (rec->type != DUMP_EVENT || rec->event.op->kind == GT_KIND_NCCL)
+		add_record(m, r, rec);
 }
 
 /* ---- results ---- */

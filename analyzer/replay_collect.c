@@ -123,7 +123,6 @@ static int choose_span(const struct diagnosis *d, struct rp_collect *c)
 static void keep_event(struct rp_collect *c, const struct dump_event *ev)
 {
 	struct rp_ev *e;
-	const char *api = ev->op->api;
 
 	if (ev->op->kind == GT_KIND_NVTX || ev->t0 < c->lo || ev->t0 >= c->hi ||
 	    ev->result)
@@ -151,11 +150,12 @@ static void keep_event(struct rp_collect *c, const struct dump_event *ev)
 		e->bytes = ev->arg[GT_ARG_COPY_BYTES];
 	if (e->kind == GT_KIND_COPY && ev->op->nargs > GT_ARG_COPY_MEMORY)
 		e->mem = ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK;
-	if (strstr(api, "Query") || (e->kind == GT_KIND_SYNC && (e->flags & RE_ASYNC)))
+	if ((ev->op->api_is & DUMP_API_QUERY) ||
+	    (e->kind == GT_KIND_SYNC && (e->flags & RE_ASYNC)))
 		e->flags |= RE_QUERY;
-	if (strstr(api, "Ctx"))
+	if (ev->op->api_is & DUMP_API_CTX)
 		e->flags |= RE_CTX;
-	if (strstr(api, "Event"))
+	if (ev->op->api_is & DUMP_API_EVENT)
 		e->flags |= RE_EVENT;
 }
 
@@ -228,6 +228,7 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	const struct gpu_clock *clk = m->gpu ? &m->gpu->clock : NULL;
 	struct dump_reader *r;
 	struct dump_record rec;
+	size_t at = 0;
 	int rc;
 
 	if (dump_open(&r, m->path) < 0) {
@@ -240,7 +241,11 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 		progress_tick(rec.offset);
 		if (rec.type == DUMP_EVENT && rec.event.t0 > c->hi + READ_PAST_NS)
 			break;          /* the span's GPU records came long before */
-		if (rec.type == DUMP_EVENT)
+		if (rec.type == DUMP_EVENT &&
+		    chunk_times_outside(&d->chunk_times, &at, rec.offset, c->lo,
+					c->hi, c->hi + READ_PAST_NS))
+			dump_skip_events(r);    /* none kept, none ends it */
+		else if (rec.type == DUMP_EVENT)
 			keep_event(c, &rec.event);
 		else if (rec.type == DUMP_GPU && clk && clk->pairs)
 			keep_records(c, clk, &rec, d->env.sm_count);

@@ -63,13 +63,6 @@ const char *replay_fix_text(const struct rp_fix_result *r)
 	return r->fix < FIX_KINDS ? fix_texts[r->fix] : "?";
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The median host cost of a launch that does not wait. */
 static uint64_t launch_cost(const struct rp_graph *g)
 {
@@ -79,7 +72,7 @@ static uint64_t launch_cost(const struct rp_graph *g)
 	for (size_t i = 0; i < g->nitems; i++)
 		if (g->items[i].kind == RK_LAUNCH && g->items[i].wkind == RW_NONE)
 			v[n++] = g->items[i].own;
-	qsort(v, n, sizeof(*v), cmp_u64);
+	sort_u64(v, n);
 	r = n ? v[n / 2] : LAUNCH_COST_NS;
 	free(v);
 	return r;
@@ -270,11 +263,6 @@ static int fix_batch(struct rp_graph *g, const struct rp_env *e, double *k)
 	return 1;
 }
 
-static int by_u64(const void *a, const void *b)
-{
-	return cmp_u64(a, b);
-}
-
 static int fix_env(struct rp_graph *g, const struct rp_env *e, double *k)
 {
 	int changed = 0;
@@ -294,7 +282,7 @@ static int fix_env(struct rp_graph *g, const struct rp_env *e, double *k)
 
 		for (size_t i = 0; i < g->nops; i++)
 			v[i] = g->ops[i].lat;
-		qsort(v, g->nops, sizeof(*v), by_u64);
+		sort_u64(v, g->nops);
 		med = v[(g->nops - 1) / 2];
 		for (size_t i = 0; i < g->nops; i++) {
 			g->ops[i].lat = g->ops[i].lat < med ? g->ops[i].lat : med;

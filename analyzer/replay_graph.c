@@ -24,13 +24,24 @@
 
 
 
-static int by_tid_t0(const void *a, const void *b)
+/* The calls by thread, then start, then as they came (two passes of a
+ * stable sort: by start, then by thread). */
+static void sort_by_tid_t0(struct rp_ev *ev, size_t n)
 {
-	const struct rp_ev *x = a, *y = b;
+	struct sort_kv *o = xmalloc((n + 1) * sizeof(*o));
+	struct rp_ev *tmp = xmalloc((n + 1) * sizeof(*tmp));
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return (x->t0 > y->t0) - (x->t0 < y->t0);
+	for (size_t i = 0; i < n; i++)
+		o[i] = (struct sort_kv){ ev[i].t0, i };
+	sort_kv(o, n);
+	for (size_t i = 0; i < n; i++)
+		o[i].key = ev[o[i].val].tid;
+	sort_kv(o, n);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = ev[o[i].val];
+	memcpy(ev, tmp, n * sizeof(*ev));
+	free(tmp);
+	free(o);
 }
 
 /* A stream's index; past RP_MAX_STREAMS they share the last one. */
@@ -328,7 +339,7 @@ static void merge_feeders(struct rp_collect *c, uint32_t tid)
 		if (hmap_get_int(&feeders, c->ev[i].tid))
 			c->ev[i].tid = tid;
 	hmap_release(&feeders);
-	qsort(c->ev, c->nev, sizeof(*c->ev), by_tid_t0);
+	sort_by_tid_t0(c->ev, c->nev);
 }
 
 /* The steps' thread first, then up to RP_MAX_THREADS - 1 others (their
@@ -363,7 +374,7 @@ void replay_build(const struct diagnosis *d, struct rp_collect *c,
 	memset(g, 0, sizeof(*g));
 	hmap_init(&b.sidx);
 	hmap_init(&b.hmap_stream);
-	qsort(c->ev, c->nev, sizeof(*c->ev), by_tid_t0);
+	sort_by_tid_t0(c->ev, c->nev);
 	join_gpu(&b);
 	add_threads(&b);
 	g->steps = c->nsteps;

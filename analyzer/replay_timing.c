@@ -23,11 +23,6 @@
 #define GAP_DEFAULT_NS 1000     /* between kernels when the span has no
 				   kernel queued behind another */
 
-struct order {
-	uint64_t t;
-	size_t i;
-};
-
 struct timing {
 	struct rp_builder *b;
 	uint64_t *end;          /* per stream: its last op ends */
@@ -37,22 +32,6 @@ struct timing {
 	uint8_t *bound;         /* per op: 1 its launch, 2 the previous op
 				   decided when it started */
 };
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int by_time(const void *a, const void *b)
-{
-	const struct order *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
 
 static uint64_t max64(uint64_t a, uint64_t b)
 {
@@ -79,7 +58,7 @@ static void time_op(struct timing *tm, uint32_t o, uint64_t t0)
 
 static uint64_t median(uint64_t *v, size_t n, uint64_t dflt)
 {
-	qsort(v, n, sizeof(*v), cmp_u64);
+	sort_u64(v, n);
 	return n ? v[n / 2] : dflt;
 }
 
@@ -183,18 +162,18 @@ static void walk(struct timing *tm)
 {
 	struct rp_builder *b = tm->b;
 	struct rp_graph *g = b->g;
-	struct order *o = xcalloc(g->nitems + 1, sizeof(*o));
+	struct sort_kv *o = xcalloc(g->nitems + 1, sizeof(*o));
 
-	for (size_t i = 0; i < g->nitems; i++)
-		o[i] = (struct order){ b->mt0[i], i };
-	qsort(o, g->nitems, sizeof(*o), by_time);
+	for (size_t i = 0; i < g->nitems; i++)       /* by time, then index */
+		o[i] = (struct sort_kv){ b->mt0[i], i };
+	sort_kv(o, g->nitems);
 	for (size_t k = 0; k < g->nitems; k++) {
-		struct rp_item *it = &g->items[o[k].i];
+		struct rp_item *it = &g->items[o[k].val];
 
 		if (it->op)
-			time_op(tm, it->op - 1, o[k].t);
+			time_op(tm, it->op - 1, o[k].key);
 		if (it->wkind != RW_NONE)
-			time_wait(tm, o[k].i);
+			time_wait(tm, o[k].val);
 	}
 	free(o);
 }

@@ -204,23 +204,94 @@ static int takes(const struct period_det *p, uint32_t period, uint32_t sub,
 }
 
 /*
+ * The newest calls as check() sees them, the newest first: all of them,
+ * or the first n (those gt_sub_period reads).
+ */
+static uint32_t *reversed(const struct period_det *p, size_t len, size_t n)
+{
+	uint32_t *rev = xmalloc((n ? n : 1) * sizeof(*rev));
+
+	for (size_t i = 0; i < n; i++)
+		rev[i] = p->tok[ring_pos(p, len - 1 - i)];
+	return rev;
+}
+
+/* The newest calls that repeat the call tp before, counted anew. */
+static uint64_t run_of(const struct period_det *p, size_t len, uint32_t tp)
+{
+	uint64_t run = 0;
+
+	while (run + tp < len &&
+	       p->tok[ring_pos(p, len - 1 - run)] == p->tok[ring_pos(p, len - 1 - run - tp)])
+		run++;
+	return run;
+}
+
+/*
+ * The smallest period of the whole ring when it repeats the last full
+ * check's period tp three times or more (run covers it): the smallest
+ * divisor of tp that the calls repeat at.  That is what the prefix
+ * function finds over the whole ring, in O(tp) instead of O(ring).
+ * 0 when the ring does not repeat tp.
+ */
+static uint32_t ring_period(const struct period_det *p, size_t len)
+{
+	uint32_t tp = p->tp;
+
+	if (!tp || 3 * (size_t)tp > len || p->run + tp < len)
+		return 0;
+	for (uint32_t d = 1; d < tp; d++) {
+		size_t i = 0;
+
+		if (tp % d)
+			continue;
+		while (i < tp && p->tok[ring_pos(p, i)] == p->tok[ring_pos(p, i + d)])
+			i++;
+		if (i == tp)
+			return d;
+	}
+	return tp;
+}
+
+/* The period of the newest calls (newest_period) and its sub period. */
+static uint32_t newest_of(struct period_det *p, int last, size_t *skip,
+			  size_t *n, uint32_t *sub)
+{
+	size_t len = ring_len(p);
+	uint32_t period = ring_period(p, len), *rev;
+	int32_t *pi;
+
+	if (period) {
+		*skip = 0;
+		*n = len;
+		rev = reversed(p, len, 2 * (size_t)period);
+		*sub = gt_sub_period(rev, period);
+		free(rev);
+		return period;
+	}
+	rev = reversed(p, len, len);
+	pi = xmalloc(len * sizeof(*pi));
+	period = newest_period(rev, len, pi, skip, n, last);
+	*sub = period ? gt_sub_period(rev + *skip, period) : 0;
+	free(rev);
+	free(pi);
+	if (period && period != p->tp) {
+		p->tp = period;
+		p->run = run_of(p, len, period);
+	}
+	return period;
+}
+
+/*
  * A period is taken once two checks in a row found it (the first checks
  * may see only the start of a step: a block of a deep model repeats), or
  * at the last check, which also looks at fewer of the newest calls.
  */
 static void check(struct period_det *p, int last)
 {
-	size_t len = ring_len(p), skip = 0, n = 0;
-	uint32_t *rev = xmalloc(len * sizeof(*rev));
-	int32_t *pi = xmalloc(len * sizeof(*pi));
-	uint32_t period, sub;
+	size_t skip = 0, n = 0;
+	uint32_t sub, period = newest_of(p, last, &skip, &n, &sub);
 
-	for (size_t i = 0; i < len; i++)      /* the newest first */
-		rev[i] = p->tok[ring_pos(p, len - 1 - i)];
-	period = newest_period(rev, len, pi, &skip, &n, last);
-	sub = period ? gt_sub_period(rev + skip, period) : 0;
-	free(rev);
-	free(pi);
 	p->checks++;
 	if (period && (period == p->cand || last) && takes(p, period, sub, skip + n / 2))
 		establish(p, period, sub, skip);
@@ -231,9 +302,13 @@ static void check(struct period_det *p, int last)
 
 static struct period_det *det_of(struct diagnosis *d, uint32_t tid)
 {
+	if (d->last_det < d->ndet && d->det[d->last_det].tid == tid)
+		return &d->det[d->last_det];
 	for (size_t i = 0; i < d->ndet; i++)
-		if (d->det[i].tid == tid)
+		if (d->det[i].tid == tid) {
+			d->last_det = i;
 			return &d->det[i];
+		}
 	if (d->ndet == PERIOD_THREADS)
 		return NULL;
 	d->det[d->ndet] = (struct period_det){ .tid = tid };
@@ -253,6 +328,11 @@ void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
 	at = (size_t)(p->seen % PERIOD_WINDOW);
 	p->tok[at] = tok;
 	p->t[at] = t;
+	if (p->tp && p->seen >= p->tp &&
+	    p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok)
+		p->run++;
+	else
+		p->run = 0;
 	p->seen++;
 	if (p->period && ring_len(p) >= p->anchor_w &&
 	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)

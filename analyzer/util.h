@@ -20,9 +20,11 @@
 #if defined(__GNUC__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #define NORETURN __attribute__((noreturn))
+#define NOINLINE __attribute__((noinline))
 #else
 #define PRINTF_LIKE(f, a)
 #define NORETURN
+#define NOINLINE
 #endif
 
 /* "gputrace-analyze: <msg>" on stderr. */
@@ -40,6 +42,18 @@ char *xstrdup(const char *s);
 char *xmemdupz(const void *s, size_t len);
 /* printf into a new string. */
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/* Sort v[0..n) in ascending order (a radix sort: qsort's order, faster). */
+void sort_u64(uint64_t *v, size_t n);
+
+/* A value and the key it sorts by. */
+struct sort_kv {
+	uint64_t key;
+	uint64_t val;
+};
+
+/* Sort v[0..n) by key, stable: equal keys keep their order. */
+void sort_kv(struct sort_kv *v, size_t n);
 
 /* The word for a count of n: one if n is 1, else many ("copy", "copies";
  * "", "s" for a plural in -s). */

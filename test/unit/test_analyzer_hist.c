@@ -13,26 +13,9 @@
 #include <stdlib.h>
 
 #include "analyzer/hist.h"
+#include "test/unit/test_rng.h"
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-	/* xorshift64*: fixed seed, same data on every run */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* The value of rank ceil(q * n), as hist.h defines the quantile. */
 static uint64_t exact_quantile(const uint64_t *sorted, size_t n,
