@@ -88,7 +88,15 @@ $(FUZZ_B)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/gputrace/*
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) \
 		$(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)) $(if $(filter %/main.o,$@),-Dmain=gt_analyzer_main) -c -o $@ $<
 
-$(FUZZ_B)/fuzz_dump: test/fuzz/fuzz_dump.c test/fuzz/mutate.c $(FUZZ_OBJ)
+# SQLite's allocator (test/fuzz/sqlite_mem.c), without the fuzzer's coverage
+FUZZ_SQLITE_MEM := $(if $(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)),$(FUZZ_B)/sqlite_mem.o)
+
+$(FUZZ_B)/sqlite_mem.o: test/fuzz/sqlite_mem.c test/fuzz/sqlite_mem.h
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=$(FUZZ_SAN) -c -o $@ $<
+
+$(FUZZ_B)/fuzz_dump: test/fuzz/fuzz_dump.c test/fuzz/mutate.c $(FUZZ_SQLITE_MEM) \
+		$(FUZZ_OBJ)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) \
 		$(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)) -o $@ $^ \
 		$(ANALYZER_LIBS) -lstdc++ -lm
