@@ -10,6 +10,8 @@
 #   make deps         install the Debian packages the tests need (only those
 #                     missing, without recommended packages)
 #   make test         build the fakes and workloads, run every test (TAP, prove)
+#   make golden-update  write the golden test's expected outputs again after
+#                     an intended change of an output (test/golden/README.md)
 #   make test-safety  the same under ASan+UBSan, the recording path under
 #                     TSan, and a bounded fuzzing run of each output mode
 #                     (test/safety.mk; make fuzz-long: a million runs each)
