@@ -29,19 +29,22 @@ sub rebuilds {
 	return $out =~ /\s-c\s.*\Q$object\E/ ? 1 : 0;
 }
 
-is(rebuilds('include/gputrace/varint.h', 'analyzer/dump_chunks.o'), 1,
-   'a header the analyzer file includes: rebuilt');
-is(rebuilds('include/gputrace/format.h', 'analyzer/model.o'), 1,
-   'a header it includes through another: rebuilt');
-is(rebuilds('include/gputrace/varint.h', 'analyzer/units.o'), 0,
-   'a header it does not include: not rebuilt');
-is(rebuilds('analyzer/hmap.h', 'analyzer/units.o'), 0,
-   'another analyzer header: not rebuilt');
-is(rebuilds('preload/ring.h', 'preload/ring.o'), 1,
-   'a library header: its files rebuilt');
-is(rebuilds('preload/ring.h', 'preload/tsc.o'), 0,
-   'not the others');
-is(rebuilds('preload/hooks.def', 'preload/ops.o'), 1,
-   'an included .def: rebuilt');
+# HEADER, OBJECT, whether it is rebuilt, what that shows.
+my @CASES = (
+	['include/gputrace/varint.h', 'analyzer/dump_chunks.o', 1, 'a header the file includes'],
+	['include/gputrace/format.h', 'analyzer/model.o', 1, 'a header included through another'],
+	['include/gputrace/varint.h', 'analyzer/units.o', 0, 'a header it does not include'],
+	['analyzer/hmap.h', 'analyzer/units.o', 0, 'another analyzer header'],
+	['preload/ring.h', 'preload/ring.o', 1, 'a library header, its file'],
+	['preload/ring.h', 'preload/tsc.o', 0, 'a library header, another file'],
+	['preload/hooks.def', 'preload/ops.o', 1, 'an included .def'],
+);
+
+for my $c (@CASES) {
+	my ($header, $object, $want, $what) = @$c;
+
+	is(rebuilds($header, $object), $want,
+	   "$what: $object " . ($want ? 'rebuilt' : 'not rebuilt'));
+}
 
 done_testing();
