@@ -10,6 +10,8 @@
 #   make deps         install the Debian packages the tests need (only those
 #                     missing, without recommended packages)
 #   make test         build the fakes and workloads, run every test (TAP, prove)
+#   make golden-update  write the golden test's expected outputs again after
+#                     an intended change of an output (test/golden/README.md)
 #   make test-safety  the same under ASan+UBSan, the recording path under
 #                     TSan, and a bounded fuzzing run of each output mode
 #                     (test/safety.mk; make fuzz-long: a million runs each)
@@ -40,6 +42,9 @@ ifdef SANITIZE
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 CUDA_INC  := -isystem $(CUDA_HOME)/include
+# Each object's headers, as the compiler found them, go to its .d file,
+# included at the end: a changed header rebuilds what includes it.
+DEPFLAGS  := -MMD -MP
 
 # ---- the CUDA headers the library (and the tests' fakes) are built with -----
 # HEADER:where-it-comes-from; each is looked for where the compiler looks.
@@ -62,10 +67,9 @@ PRELOAD_CFLAGS := $(CFLAGS) $(CUDA_INC) -fPIC -fvisibility=hidden \
 		  -fno-omit-frame-pointer -ftls-model=initial-exec
 LIB := $(B)/libgputrace.so
 
-$(B)/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def) include/gputrace/*.h \
-		| cuda-headers
+$(B)/preload/%.o: preload/%.c | cuda-headers
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(LIB): $(PRELOAD_OBJ)
 	$(Q)$(CC) -shared -o $@ $^ -Wl,--no-undefined -Wl,-z,nodelete \
@@ -115,9 +119,9 @@ LAUNCHER_OBJ := $(LAUNCHER_SRC:%.c=$(B)/%.o)
 ANALYZER := $(B)/gputrace-analyze
 LAUNCHER := $(B)/gputrace
 
-$(B)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/gputrace/*.h
+$(B)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(ANALYZER_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(ANALYZER_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(ANALYZER): $(ANALYZER_OBJ) $(PROTO_OBJ)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(ANALYZER_LIBS) -lstdc++ -lm
@@ -194,5 +198,7 @@ uninstall:
 
 clean:
 	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 .PHONY: all analyzer cuda-headers install uninstall clean test deps demo

@@ -10,7 +10,7 @@
 #   make fuzz         libFuzzer (clang) with a mutator that knows the
 #                     chunks (test/fuzz/mutate.c) on each output mode: text,
 #                     json, trace, sqlite, html, diff, ranks; FUZZ_RUNS
-#                     (10000) runs each from FUZZ_SEED (1129), at most
+#                     (10000) runs each, sqlite half, from FUZZ_SEED (1129), at most
 #                     FUZZ_SECONDS (300) each (test/fuzz/run)
 #   make fuzz-long    FUZZ_LONG_RUNS (1000000) runs of each mode, random
 #                     seeds, going on after a finding; the counts go to
@@ -61,10 +61,9 @@ TSAN_SRC   := $(filter-out preload/dlsym_hook.c preload/exec.c \
 TSAN_OBJ   := $(TSAN_SRC:%.c=$(TSAN_B)/%.o)
 TSAN_FLAGS := -fsanitize=thread -O1 -g
 
-$(TSAN_B)/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def) \
-		include/gputrace/*.h
+$(TSAN_B)/preload/%.o: preload/%.c
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(PRELOAD_CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(PRELOAD_CFLAGS) $(TSAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(TSAN_B)/stress: test/tsan/stress.c $(TSAN_OBJ)
 	$(Q)$(CC) $(PRELOAD_CFLAGS) $(TSAN_FLAGS) -o $@ $^ -ldl -lpthread
@@ -89,12 +88,20 @@ FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -iquote . -Iinclude -g -O1 \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_OBJ     := $(ANALYZER_OBJ:$(B)/%.o=$(FUZZ_B)/%.o)
 
-$(FUZZ_B)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/gputrace/*.h
+$(FUZZ_B)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) \
 		$(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)) $(if $(filter %/main.o,$@),-Dmain=gt_analyzer_main) -c -o $@ $<
 
-$(FUZZ_B)/fuzz_dump: test/fuzz/fuzz_dump.c test/fuzz/mutate.c $(FUZZ_OBJ)
+# SQLite's allocator (test/fuzz/sqlite_mem.c), without the fuzzer's coverage
+FUZZ_SQLITE_MEM := $(if $(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)),$(FUZZ_B)/sqlite_mem.o)
+
+$(FUZZ_B)/sqlite_mem.o: test/fuzz/sqlite_mem.c
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=$(FUZZ_SAN) -c -o $@ $<
+
+$(FUZZ_B)/fuzz_dump: test/fuzz/fuzz_dump.c test/fuzz/mutate.c $(FUZZ_SQLITE_MEM) \
+		$(FUZZ_OBJ)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) \
 		$(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)) -o $@ $^ \
 		$(ANALYZER_LIBS) -lstdc++ -lm

@@ -1,0 +1,50 @@
+#!/usr/bin/perl
+# 197-make-deps.t - make rebuilds an object when a header it includes, even
+# through another header, changes, and only then: the compiler writes each
+# object's headers (-MMD -MP) and the Makefile includes them.  Asked of
+# make -n -W HEADER (as if HEADER had changed, touching nothing) on the
+# objects of the build under test.
+use strict;
+use warnings;
+use Cwd qw(abs_path);
+use FindBin;
+use Test::More;
+
+my $root = abs_path("$FindBin::Bin/../..");
+my $build = abs_path($ENV{GT_BUILD} // "$root/build") // '';
+
+plan skip_all => 'no objects built with their dependencies'
+	unless -f "$build/analyzer/dump_chunks.d" && -f "$build/preload/ring.d";
+plan skip_all => 'no make' unless system('make --version >/dev/null 2>&1') == 0;
+
+# The name the objects were made under: relative to the top, as make test
+# and make test-asan give it.
+my $b = $build =~ s{^\Q$root\E/}{}r;
+
+# Would make rebuild $object if $header had changed?
+sub rebuilds {
+	my ($header, $object) = @_;
+	my $out = `make -s -C '$root' -n B='$b' -W '$header' '$b/$object' 2>&1`;
+
+	return $out =~ /\s-c\s.*\Q$object\E/ ? 1 : 0;
+}
+
+# HEADER, OBJECT, whether it is rebuilt, what that shows.
+my @CASES = (
+	['include/gputrace/varint.h', 'analyzer/dump_chunks.o', 1, 'a header the file includes'],
+	['include/gputrace/format.h', 'analyzer/model.o', 1, 'a header included through another'],
+	['include/gputrace/varint.h', 'analyzer/units.o', 0, 'a header it does not include'],
+	['analyzer/hmap.h', 'analyzer/units.o', 0, 'another analyzer header'],
+	['preload/ring.h', 'preload/ring.o', 1, 'a library header, its file'],
+	['preload/ring.h', 'preload/tsc.o', 0, 'a library header, another file'],
+	['preload/hooks.def', 'preload/ops.o', 1, 'an included .def'],
+);
+
+for my $c (@CASES) {
+	my ($header, $object, $want, $what) = @$c;
+
+	is(rebuilds($header, $object), $want,
+	   "$what: $object " . ($want ? 'rebuilt' : 'not rebuilt'));
+}
+
+done_testing();
