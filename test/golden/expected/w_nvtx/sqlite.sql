@@ -638,7 +638,7 @@ CREATE TABLE gpu_spans (dump INTEGER, host_id INTEGER, start_ns INTEGER, end_ns 
 CREATE TABLE gpu_windows (dump INTEGER, seq INTEGER, start_ns INTEGER, end_ns INTEGER);
 CREATE TABLE clock_pairs (dump INTEGER, gpu_ns INTEGER, host_ns INTEGER, spread_ns INTEGER);
 CREATE TABLE processes (dump INTEGER, pid INTEGER, ppid INTEGER, rank INTEGER, host TEXT, exe TEXT, command TEXT);
-INSERT INTO processes VALUES(0,32084,32083,0,'vm','@ROOT@/build/test/w_nvtx','@ROOT@/build/test/w_nvtx');
+INSERT INTO processes VALUES(0,32084,32083,0,'vm','/work/main/build/test/w_nvtx','/work/main/build/test/w_nvtx');
 CREATE INDEX launches_t0 ON launches(t0);
 CREATE INDEX copies_t0 ON copies(t0);
 CREATE INDEX memsets_t0 ON memsets(t0);
