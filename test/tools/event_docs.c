@@ -3,7 +3,7 @@
  * event_docs.c - prints docs/format.md's table of event kinds and their
  * arguments from format.h's declaration (GT_EVENT_KINDS, GT_ARGS_<KIND>),
  * the same one the writer's encoder and the reader's indices come from.
- * test/t/196-format-docs.t checks that the document holds this output;
+ * test/t/198-format-docs.t checks that the document holds this output;
  * `make format-docs` puts it there.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# 197-settings-docs.t - every setting of preload/settings.def (the one
+# 199-settings-docs.t - every setting of preload/settings.def (the one
 # table the library reads its GPUTRACE_* settings from) has a row in
 # docs/settings.md with the same default, and the document's table names
 # no setting the library does not read.

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# 196-format-docs.t - docs/format.md's table of event kinds is the one
+# 198-format-docs.t - docs/format.md's table of event kinds is the one
 # test/tools/event_docs.c prints from format.h's declaration (the same
 # declaration the writer's encoder and the reader's indices come from), so
 # the document cannot drift from the format; `make format-docs` updates it.
