@@ -9,7 +9,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "analyzer/loader.h"
@@ -70,7 +69,7 @@ static uint64_t total_size(char **paths, size_t n)
 struct loader {
 	char **paths;
 	size_t n;
-	atomic_size_t next, finished;
+	atomic_size_t next;
 	_Atomic uint64_t bytes;     /* of the dumps read: the progress bar */
 	struct model **m;           /* by index, NULL when left out */
 	char **why;                 /* ... and why */
@@ -92,7 +91,7 @@ static void *load_worker(void *arg)
 		}
 		l->m[i] = m;
 		atomic_fetch_add(&l->bytes, progress_file_size(l->paths[i]));
-		atomic_fetch_add(&l->finished, 1);
+		progress_tick(atomic_load(&l->bytes));  /* the starting thread's */
 	}
 	return NULL;
 }
@@ -112,24 +111,17 @@ static size_t loaders(size_t n)
 	return k < LOADERS_MAX ? k : LOADERS_MAX;
 }
 
-/* Run the workers; the calling thread moves the bar meanwhile. */
+/* The calling thread reads dumps too (and moves the bar as it finishes
+ * each), beside one thread per other core. */
 static void load_parallel(struct loader *l)
 {
 	pthread_t t[LOADERS_MAX];
 	size_t k = loaders(l->n), started = 0;
-	struct timespec tick = { 0, 100000000 };
 
-	while (started < k &&
+	while (started + 1 < k &&
 	       pthread_create(&t[started], NULL, load_thread, l) == 0)
 		started++;
-	if (!started) {                 /* one core, or no thread: this one */
-		load_worker(l);
-		return;
-	}
-	while (atomic_load(&l->finished) < l->n) {
-		progress_tick(atomic_load(&l->bytes));
-		nanosleep(&tick, NULL);
-	}
+	load_worker(l);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 }

@@ -108,7 +108,7 @@ static int fix_pinned(struct rp_graph *g, const struct rp_env *e, double *k)
 		int upload = it->kind == RK_COPY && it->dir == GT_DIR_HTOD;
 
 		if (it->kind == RK_COPY && (it->flags & RPF_PAGEABLE) && it->op) {
-			g->ops[it->op - 1].dur = (uint64_t)((double)it->bytes / bw);
+			g->ops[it->op - 1].dur = sat_from_double((double)it->bytes / bw);
 			it->own = it->own < cost ? it->own : cost;
 			changed = 1;
 		}
@@ -214,7 +214,7 @@ static int fix_workers(struct rp_graph *g, const struct rp_env *e, double *k,
 
 		if (it->kind != RK_CPU || !part || part > it->own)
 			continue;
-		it->own -= part - (uint64_t)((double)part / *k);
+		it->own -= part - sat_from_double((double)part / *k);
 		changed = 1;
 	}
 	return changed;
@@ -229,7 +229,7 @@ static void scale_batch(struct rp_graph *g, double k)
 		double f = op->kind == RO_KERNEL && op->fill > 0 ? k * op->fill :
 			   op->kind == RO_SET ? 1 : k;
 
-		op->dur = (uint64_t)((double)op->dur * (f > 1 ? f : 1));
+		op->dur = sat_from_double((double)op->dur * (f > 1 ? f : 1));
 	}
 }
 

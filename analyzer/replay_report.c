@@ -45,7 +45,7 @@ static void fix_table(FILE *out, const struct rp_summary *s)
 		cells[0] = replay_fix_text(r);
 		cells[1] = r->applies ? verdict_class_name(r->cls) : "-";
 		cells[2] = r->applies ? fmt_ns(step, sizeof(step),
-					       (uint64_t)(r->span / per / s->steps)) :
+					       sat_from_double(r->span / per / s->steps)) :
 			   "nothing to change";
 		snprintf(gain, sizeof(gain), "%.0f%%", -100 * r->gain);
 		cells[3] = r->applies ? gain : "-";
@@ -220,8 +220,8 @@ static void fix_json(struct json *j, const struct rp_summary *s, int f)
 	json_key(j, "k");
 	json_double(j, r->k);
 	json_key(j, "step_ns");
-	json_uint(j, (uint64_t)(r->span / (f == FIX_BATCH && r->applies ? r->k : 1) /
-			       s->steps));
+	json_uint(j, sat_from_double(r->span / (f == FIX_BATCH && r->applies ? r->k : 1) /
+				     s->steps));
 	json_key(j, "gain");
 	json_double(j, r->gain);
 	json_end_object(j);

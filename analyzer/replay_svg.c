@@ -10,6 +10,7 @@
 #include "analyzer/html_internal.h"
 #include "analyzer/replay_internal.h"
 #include "analyzer/units.h"
+#include "analyzer/util.h"
 
 #define SVG_W 860               /* drawing width, px */
 #define SVG_LABEL 110           /* row labels */
@@ -134,7 +135,7 @@ static void fix_rows(FILE *out, const struct rp_summary *s)
 		fprintf(out, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.0f%%</td>"
 			"</tr>\n", replay_fix_text(r),
 			verdict_class_name(r->cls),
-			fmt_ns(step, sizeof(step), (uint64_t)(r->span / per / s->steps)),
+			fmt_ns(step, sizeof(step), sat_from_double(r->span / per / s->steps)),
 			-100 * r->gain);
 	}
 	fprintf(out, "</table>\n");

@@ -222,8 +222,8 @@ static void data_time(struct rp_builder *b)
 			continue;
 		sp = idle_outside_at(b->d, (b->mt0[i] + b->mt1[i]) / 2);
 		if (sp)
-			g->items[i].loader = (uint64_t)((double)g->items[i].own *
-							(sp->loader + sp->io));
+			g->items[i].loader = sat_from_double((double)g->items[i].own *
+							     (sp->loader + sp->io));
 	}
 	for (size_t i = t->first; i < t->first + t->n; i++)
 		if (feeds_or_waits(&g->items[i])) {

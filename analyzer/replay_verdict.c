@@ -167,7 +167,7 @@ static void replay_evidence(struct verdict *v, const struct rp_summary *s)
 	v->evidence[0] = xasprintf("replayed with %s: the step%s goes from %s to %s",
 				   replay_fix_text(r), batch ? ", per sample," : "",
 				   fmt_ns(a, sizeof(a), s->base / s->steps),
-				   fmt_ns(b, sizeof(b), (uint64_t)(r->span /
+				   fmt_ns(b, sizeof(b), sat_from_double(r->span /
 					(batch ? r->k : 1) / s->steps)));
 }
 
