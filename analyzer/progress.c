@@ -42,9 +42,9 @@ static struct {
 /* A thread of several (ranks_load's readers): the bar is not its own. */
 static __thread int muted;
 
-void progress_mute_thread(void)
+void progress_mute_thread(int on)
 {
-	muted = 1;
+	muted = on;
 }
 
 void progress_force(int on)
@@ -116,7 +116,7 @@ void progress_begin(const char *what, uint64_t total)
 /* At each 0.5% step: drawn once the work has taken PROGRESS_AFTER_NS. */
 void progress_tick(uint64_t done)
 {
-	if (done < pb.next || !pb.on || muted)
+	if (muted || done < pb.next || !pb.on)
 		return;
 	pb.next = done + pb.step;
 	if (!pb.shown && pb.now() - pb.t0 < PROGRESS_AFTER_NS)
@@ -141,7 +141,7 @@ void progress_end(void)
 
 int progress_shown(void)
 {
-	return pb.shown && !muted;
+	return !muted && pb.shown;
 }
 
 uint64_t progress_file_size(const char *path)

@@ -31,9 +31,9 @@ void progress_force(int on);
 void progress_clock(uint64_t (*now)(void));
 /* Whether the bar is drawn now. */
 int progress_shown(void);
-/* This thread is one of several reading at once: its calls do nothing
- * (the thread that started them moves the bar). */
-void progress_mute_thread(void);
+/* This thread is one of several reading at once (on 1, until 0): its
+ * calls do nothing; the thread that started them moves the bar after. */
+void progress_mute_thread(int on);
 
 /* The size of the file at path, 0 if unknown. */
 uint64_t progress_file_size(const char *path);

@@ -91,14 +91,13 @@ static void *load_worker(void *arg)
 		}
 		l->m[i] = m;
 		atomic_fetch_add(&l->bytes, progress_file_size(l->paths[i]));
-		progress_tick(atomic_load(&l->bytes));  /* the starting thread's */
 	}
 	return NULL;
 }
 
 static void *load_thread(void *arg)
 {
-	progress_mute_thread();             /* the starting thread has the bar */
+	progress_mute_thread(1);            /* the starting thread has the bar */
 	return load_worker(arg);
 }
 
@@ -111,8 +110,8 @@ static size_t loaders(size_t n)
 	return k < LOADERS_MAX ? k : LOADERS_MAX;
 }
 
-/* The calling thread reads dumps too (and moves the bar as it finishes
- * each), beside one thread per other core. */
+/* The calling thread reads dumps too, beside one thread per other core;
+ * the bar moves once all are read. */
 static void load_parallel(struct loader *l)
 {
 	pthread_t t[LOADERS_MAX];
@@ -121,7 +120,9 @@ static void load_parallel(struct loader *l)
 	while (started + 1 < k &&
 	       pthread_create(&t[started], NULL, load_thread, l) == 0)
 		started++;
+	progress_mute_thread(1);            /* no bar of its own per dump */
 	load_worker(l);
+	progress_mute_thread(0);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 }
