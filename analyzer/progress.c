@@ -72,15 +72,16 @@ static int setting(void)
 	return -1;
 }
 
-static int wanted(uint64_t total)
+/* 0 off; 1 on a terminal, once the work has taken a second; 2 forced on
+ * from the start. */
+static int wanted(void)
 {
 	int env = setting();
 
 	if (pb.forced >= 0)
-		return pb.forced;
+		return pb.forced ? 2 : 0;
 	if (env >= 0)
-		return env;
-	(void)total;
+		return env ? 2 : 0;
 	return isatty(STDERR_FILENO);
 }
 
@@ -100,10 +101,14 @@ static void draw(uint64_t done)
 
 void progress_begin(const char *what, uint64_t total)
 {
+	int w;
+
 	if (muted)
 		return;
-	pb.on = wanted(total);
-	pb.shown = pb.on && (pb.forced == 1 || setting() == 1);
+	w = wanted();
+
+	pb.on = w > 0;
+	pb.shown = w == 2;
 	pb.what = what;
 	pb.total = total;
 	pb.step = total / STEPS ? total / STEPS : 1;

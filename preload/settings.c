@@ -49,29 +49,31 @@ static int num(const struct decl *d, const char *v, uint64_t *out)
 	return 0;
 }
 
-/* The index of v among d->words ("a|b|c"), else -1 (said). */
+/* Word i of words ("a|b|c") and its length; NULL past the last. */
+static const char *nth_word(const char *words, uint64_t i, int *len)
+{
+	for (; i && words; i--)
+		words = strchr(words, '|') ? strchr(words, '|') + 1 : NULL;
+	if (words)
+		*len = (int)strcspn(words, "|");
+	return words;
+}
+
+/* The index of v among d->words, else -1 (said). */
 static int word(const struct decl *d, const char *v, uint64_t *out)
 {
-	const char *w = d->words;
-	size_t len = strlen(v);
-	uint64_t i = 0;
+	const char *w;
+	int n;
 
-	for (;; i++) {
-		size_t n = strcspn(w, "|");
-
-		if (n == len && !strncmp(w, v, len)) {
+	for (uint64_t i = 0; (w = nth_word(d->words, i, &n)); i++) {
+		if ((size_t)n == strlen(v) && !strncmp(w, v, (size_t)n)) {
 			*out = i;
 			return 0;
 		}
-		if (!w[n])
-			break;
-		w += n + 1;
 	}
-	w = d->words;
-	for (i = 0; i < d->def && strchr(w, '|'); i++)
-		w = strchr(w, '|') + 1;
+	w = nth_word(d->words, d->def, &n);
 	gt_log("gputrace: ignoring %s='%s' (want one of %s), using %.*s\n",
-	       d->name, v, d->words, (int)strcspn(w, "|"), w);
+	       d->name, v, d->words, w ? n : 0, w ? w : "");
 	return -1;
 }
 
