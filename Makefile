@@ -61,7 +61,7 @@ cuda-headers:
 	done
 
 # ---- the preloaded library -------------------------------------------------
-PRELOAD_SRC := $(wildcard preload/*.c)
+PRELOAD_SRC := $(wildcard preload/*/*.c)
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(B)/%.o)
 PRELOAD_CFLAGS := $(CFLAGS) $(CUDA_INC) -fPIC -fvisibility=hidden \
 		  -fno-omit-frame-pointer -ftls-model=initial-exec
@@ -87,7 +87,7 @@ endif
 
 # Perfetto's protobuf trace for --perfetto where protobuf-c is
 # (libprotobuf-c-dev, protobuf-c-compiler): the C code of the schema kept
-# in analyzer/proto/ is generated into $(B)/proto; without it the
+# in analyzer/export/proto/ is generated into $(B)/proto; without it the
 # analyzer builds and says so when asked for that export.
 PROTOC_C  ?= protoc-c
 HAVE_PROTOBUF_C := $(shell command -v $(PROTOC_C) >/dev/null 2>&1 && \
@@ -99,21 +99,21 @@ PROTO_OBJ := $(PROTO_B)/perfetto_trace.pb-c.o
 ANALYZER_CFLAGS += -DHAVE_PROTOBUF_C -I$(PROTO_B)
 ANALYZER_LIBS += -lprotobuf-c
 
-$(PROTO_B)/perfetto_trace.pb-c.c: analyzer/proto/perfetto_trace.proto
+$(PROTO_B)/perfetto_trace.pb-c.c: analyzer/export/proto/perfetto_trace.proto
 	@mkdir -p $(@D)
-	$(Q)$(PROTOC_C) --c_out=$(@D) -Ianalyzer/proto $<
+	$(Q)$(PROTOC_C) --c_out=$(@D) -Ianalyzer/export/proto $<
 $(PROTO_B)/perfetto_trace.pb-c.h: $(PROTO_B)/perfetto_trace.pb-c.c
 $(PROTO_OBJ): $(PROTO_B)/perfetto_trace.pb-c.c
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c -o $@ $<
-$(B)/analyzer/export_perfetto.o: $(PROTO_B)/perfetto_trace.pb-c.h
+$(B)/analyzer/export/export_perfetto.o: $(PROTO_B)/perfetto_trace.pb-c.h
 endif
 
 # The version both commands print; the launcher also knows where the
 # library is installed.
 ANALYZER_CFLAGS += -DGT_VERSION='"$(VERSION)"' -DGT_PREFIX='"$(PREFIX)"'
 
-LAUNCHER_SRC := $(wildcard analyzer/launcher*.c)
-ANALYZER_SRC := $(filter-out $(LAUNCHER_SRC),$(wildcard analyzer/*.c))
+LAUNCHER_SRC := $(wildcard analyzer/cmd/launcher*.c)
+ANALYZER_SRC := $(filter-out $(LAUNCHER_SRC),$(wildcard analyzer/*/*.c))
 ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(B)/%.o)
 LAUNCHER_OBJ := $(LAUNCHER_SRC:%.c=$(B)/%.o)
 ANALYZER := $(B)/gputrace-analyze

@@ -4,8 +4,9 @@
 # the preload library's stack parts, linked alone with stand-ins for the
 # writer.  Included by the top Makefile.
 
-CALLSITE_UNIT_OBJ := $(addprefix $(B)/preload/,stack_table.o stack_unwind.o \
-	callsite.o modules.o pyframes.o pyframes_raw.o settings.o dl_guard.o)
+CALLSITE_UNIT_OBJ := $(addprefix $(B)/preload/,record/stack_table.o \
+	stack/stack_unwind.o stack/callsite.o record/modules.o stack/pyframes.o \
+	stack/pyframes_raw.o base/settings.o base/dl_guard.o)
 
 # (read before fake.mk: name its outputs in full)
 $(TEST_B)/w_stack: test/workloads/w_stack.c $(wildcard test/fake/*.h) \
@@ -15,7 +16,7 @@ $(TEST_B)/w_stack: test/workloads/w_stack.c $(wildcard test/fake/*.h) \
 		-L$(TEST_B)/fake -lcuda -ldl -lpthread
 
 $(TEST_B)/unit_callsite_table: test/unit/test_callsite_table.c \
-		$(CALLSITE_UNIT_OBJ) $(wildcard preload/*.h) include/gputrace/*.h
+		$(CALLSITE_UNIT_OBJ) $(wildcard preload/*/*.h) include/gputrace/*.h
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CUDA_INC) -fno-omit-frame-pointer -rdynamic -o $@ \
 		$< $(CALLSITE_UNIT_OBJ) $(CMOCKA_LIBS) -ldl -lpthread

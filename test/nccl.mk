@@ -10,7 +10,7 @@ $(FAKE_B)/libnccl.map:
 	$(Q)printf '{ global: nccl*; pnccl*; local: *; };\n' > $@
 
 $(FAKE_NCCL): $(FAKE_NCCL_SRC) test/fake_nccl/fake_nccl.h \
-		preload/nccl_profiler_abi.h $(FAKE_B)/libnccl.map $(FAKE_B)/libcuda.so
+		preload/nccl/nccl_profiler_abi.h $(FAKE_B)/libnccl.map $(FAKE_B)/libcuda.so
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(FAKE_CFLAGS) -iquote . -shared -o $@ $(FAKE_NCCL_SRC) \
 		-Wl,-soname,libnccl.so.2 -Wl,--version-script,$(FAKE_B)/libnccl.map \

@@ -7,7 +7,7 @@
 FAKE_NVML_B   := $(TEST_B)/fake_nvml
 FAKE_NVML_LIB := $(FAKE_NVML_B)/libnvidia-ml.so.1
 
-$(FAKE_NVML_LIB): test/fake_nvml/fakenvml.c preload/nvml_api.h
+$(FAKE_NVML_LIB): test/fake_nvml/fakenvml.c preload/env/nvml_api.h
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $< \
 		-Wl,-soname,libnvidia-ml.so.1
@@ -25,9 +25,9 @@ $(TEST_B)/w_nvtx_env: test/workloads/w_nvtx_env.c $(FAKE_HDR)
 TEST_DEPS += $(TEST_B)/w_nvtx_env
 
 # The NVTX message table alone (the writer stubbed in the test).
-$(TEST_B)/unit_preload_nvtx: test/unit/test_preload_nvtx.c $(B)/preload/nvtx_strings.o
+$(TEST_B)/unit_preload_nvtx: test/unit/test_preload_nvtx.c $(B)/preload/nvtx/nvtx_strings.o
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CUDA_INC) $(SAN_FLAGS) -o $@ $< \
-		$(B)/preload/nvtx_strings.o $(CMOCKA_LIBS) -lpthread
+		$(B)/preload/nvtx/nvtx_strings.o $(CMOCKA_LIBS) -lpthread
 
 TEST_BINS += $(TEST_B)/unit_preload_nvtx

@@ -41,8 +41,8 @@ $(TEST_B)/w_hostile_linked: test/workloads/w_hostile.c test/workloads/launcher.h
 
 TEST_DEPS += $(TEST_B)/w_hostile_linked
 
-$(TEST_B)/unit_preload_exec_env: $(B)/preload/exec_env.o
-PRELOAD_UNIT_OBJ_exec_env := $(B)/preload/exec_env.o
+$(TEST_B)/unit_preload_exec_env: $(B)/preload/base/exec_env.o
+PRELOAD_UNIT_OBJ_exec_env := $(B)/preload/base/exec_env.o
 
 TEST_DEPS += $(SAFETY_WORKLOADS)
 TEST_BINS += $(TEST_B)/unit_preload_exec_env
@@ -56,8 +56,8 @@ test-asan:
 # exec, signals) stay out, TSan has its own; test/tsan/stress.c stands in
 # for what they define.
 TSAN_B     := $(B)/tsan
-TSAN_SRC   := $(filter-out preload/dlsym_hook.c preload/exec.c \
-		preload/signals.c,$(PRELOAD_SRC))
+TSAN_SRC   := $(filter-out preload/hooks/dlsym_hook.c preload/process/exec.c \
+		preload/process/signals.c,$(PRELOAD_SRC))
 TSAN_OBJ   := $(TSAN_SRC:%.c=$(TSAN_B)/%.o)
 TSAN_FLAGS := -fsanitize=thread -O1 -g
 

@@ -103,7 +103,7 @@ struct gt_process {
 
 /*
  * The event kinds and their arguments: the one declaration that the
- * writer's encoder (preload/writer.c), the reader's argument indices
+ * writer's encoder (preload/record/writer.c), the reader's argument indices
  * (GT_ARG_<KIND>_<ARG>, and GT_ARG_<KIND>_N of them), the layout checks
  * below and docs/format.md's table (test/tools/event_docs.c) are made from.
  *

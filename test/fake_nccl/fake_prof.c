@@ -18,7 +18,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "preload/nccl_profiler_abi.h"
+#include "preload/nccl/nccl_profiler_abi.h"
 #include "test/fake_nccl/fake_nccl.h"
 
 #define JOBS 4096

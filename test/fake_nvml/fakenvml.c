@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fakenvml.c - a fake libnvidia-ml.so.1 for the tests: the NVML functions
- * gputrace calls (preload/nvml_api.h, with NVML's own names and numbers),
+ * gputrace calls (preload/env/nvml_api.h, with NVML's own names and numbers),
  * answering what the test chose through FAKE_NVML_* variables:
  *
  *   FAKE_NVML_INIT_ERROR=N     nvmlInit_v2 fails with N
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/nvml_api.h"
+#include "preload/env/nvml_api.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_DEV 8

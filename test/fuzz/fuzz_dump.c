@@ -7,7 +7,7 @@
  * them on each input; the default).  test/fuzz/mutate.c mutates inputs
  * chunk by chunk.
  *
- * analyzer/main.c is compiled with main renamed (-Dmain=gt_analyzer_main)
+ * analyzer/cmd/main.c is compiled with main renamed (-Dmain=gt_analyzer_main)
  * and run as the command would be, on a memory file holding the input, so
  * whatever the analyzer does with a dump is fuzzed, exports included.  A
  * crash, a sanitizer report, a leak, an allocation over -malloc_limit_mb,

@@ -23,52 +23,39 @@ my @ANALYZER_STAGES = qw(lib reader model passes diagnosis report commands);
 my @PRELOAD_STAGES = qw(base record sources hooks process);
 
 # The stage of each file: the first rule whose pattern matches its path
-# wins.  A folder named after a stage (analyzer/reader/, preload/hooks/)
-# gives its stage to all it holds.
+# wins.  Each folder of analyzer/ and preload/ holds files of one stage:
+# a folder named after a stage gives it, the others are named below.
 my @RULES = (
 	[qr{^include/}, 'lib'],
-	[qr{^analyzer/(lib|reader|model|passes|diagnosis|report|commands)/}, '$1'],
+	[qr{^analyzer/(lib|reader|model|passes|diagnosis|report)/}, '$1'],
+	[qr{^analyzer/pipeline/}, 'diagnosis'],
 	[qr{^analyzer/export/}, 'report'],
 	[qr{^analyzer/cmd/}, 'commands'],
-	[qr{^analyzer/(main\.c|export\.c|export_opts\.c|launcher|cmd)}, 'commands'],
-	[qr{^analyzer/(pipeline|loader)\.}, 'diagnosis'],
-	[qr{^analyzer/(util|hmap|hist|json|table|units|files|progress|demangle|symbolize)\.}, 'lib'],
-	[qr{^analyzer/(dump_|stdin_dump\.|\w+_chunks\.c$)}, 'reader'],
-	[qr{^analyzer/replay_svg\.c$}, 'report'],
-	[qr{^analyzer/model}, 'model'],
-	[qr{^analyzer/(report|export|html|diff|ranks)|^analyzer/\w+_(report|json)\.c$}, 'report'],
-	[qr{^analyzer/(diagnosis|idle|steps|verdict|whatif|replay|chunk_times)}, 'diagnosis'],
-	[qr{^analyzer/(callsite|cost|env|gpu|memory|nccl|nvtx|samples)}, 'passes'],
-	[qr{^preload/(base|record|sources|hooks|process)/}, '$1'],
-	[qr{^preload/(internal\.h|log\.c|tsc\.c|dl[._]|elf_lookup|idmap|output_path|exec_env|ops\.|settings\.|\w+\.def$)}, 'base'],
-	[qr{^preload/(ring|writer|dump_out|process_info|functions|stack_table|modules)\.}, 'record'],
-	[qr{^preload/(hooks|fill\.h|wrap_body\.h|runtime_hooks|nccl_hooks|nccl_call|nccl_setup|procaddr|dlsym_hook)}, 'hooks'],
-	[qr{^preload/(lifecycle|fork|exec|signals)\.}, 'process'],
-	[qr{^preload/(callsite|config|stack_unwind|pyframes|cupti|gpu_window|nvml|env|sampler|nccl_|nvtx|steps|pinned)}, 'sources'],
+	[qr{^preload/(base|record|hooks|process)/}, '$1'],
+	[qr{^preload/(gpu|nccl|nvtx|stack|env)/}, 'sources'],
 );
 
 # The violations of today, each "FILE -> HEADER": delete a line when its
 # include goes; never add one.
 my @ALLOWED = (
 	# The model's rows ask the GPU pass for times.
-	'analyzer/model_rows.c -> analyzer/gpu.h',
+	'analyzer/model/model_rows.c -> analyzer/passes/gpu.h',
 	# The reader of the environment chunks fills the env pass's structures.
-	'analyzer/env_chunks.c -> analyzer/env.h',
+	'analyzer/reader/env_chunks.c -> analyzer/passes/env.h',
 	# Driver functions the library calls untraced are reached through
 	# the cuGetProcAddress wrappers' code (procaddr.c).
-	'preload/env_cuda.c -> preload/procaddr.h',
-	'preload/functions.c -> preload/procaddr.h',
-	'preload/pinned.c -> preload/procaddr.h',
+	'preload/env/env_cuda.c -> preload/hooks/procaddr.h',
+	'preload/record/functions.c -> preload/hooks/procaddr.h',
 	# The recording side reaches up: the ring notices a child made without
 	# fork(), the writer feeds the step detector, starts the sampler, arms
 	# the signal watch and reads the hooks' tables; a GPU window is asked
 	# for by a signal.
-	'preload/ring.c -> preload/fork.h',
-	'preload/gpu_window.c -> preload/signals.h',
-	'preload/writer.c -> preload/signals.h',
-	'preload/writer.c -> preload/hooks.h',
-	'preload/writer.c -> preload/sampler.h',
-	'preload/writer.c -> preload/steps.h',
+	'preload/record/ring.c -> preload/process/fork.h',
+	'preload/gpu/gpu_window.c -> preload/process/signals.h',
+	'preload/record/writer.c -> preload/process/signals.h',
+	'preload/record/writer.c -> preload/hooks/hooks.h',
+	'preload/record/writer.c -> preload/env/sampler.h',
+	'preload/record/writer.c -> preload/gpu/steps.h',
 );
 
 sub stage_of {
@@ -94,7 +81,8 @@ sub rank_of {
 sub sources {
 	my @files = map { s{^\Q$root\E/}{}r }
 		glob("$root/analyzer/*.[ch] $root/analyzer/*/*.[ch] "
-		     . "$root/preload/*.[ch] $root/preload/*/*.[ch] $root/preload/*.def");
+		     . "$root/preload/*.[ch] $root/preload/*/*.[ch] "
+		     . "$root/preload/*.def $root/preload/*/*.def");
 	return sort @files;
 }
 

@@ -14,7 +14,7 @@ my $root = abs_path("$FindBin::Bin/../..");
 my $build = abs_path($ENV{GT_BUILD} // "$root/build") // '';
 
 plan skip_all => 'no objects built with their dependencies'
-	unless -f "$build/analyzer/dump_chunks.d" && -f "$build/preload/ring.d";
+	unless -f "$build/analyzer/reader/dump_chunks.d" && -f "$build/preload/record/ring.d";
 plan skip_all => 'no make' unless system('make --version >/dev/null 2>&1') == 0;
 
 # The name the objects were made under: relative to the top, as make test
@@ -31,13 +31,13 @@ sub rebuilds {
 
 # HEADER, OBJECT, whether it is rebuilt, what that shows.
 my @CASES = (
-	['include/gputrace/varint.h', 'analyzer/dump_chunks.o', 1, 'a header the file includes'],
-	['include/gputrace/format.h', 'analyzer/model.o', 1, 'a header included through another'],
-	['include/gputrace/varint.h', 'analyzer/units.o', 0, 'a header it does not include'],
-	['analyzer/hmap.h', 'analyzer/units.o', 0, 'another analyzer header'],
-	['preload/ring.h', 'preload/ring.o', 1, 'a library header, its file'],
-	['preload/ring.h', 'preload/tsc.o', 0, 'a library header, another file'],
-	['preload/hooks.def', 'preload/ops.o', 1, 'an included .def'],
+	['include/gputrace/varint.h', 'analyzer/reader/dump_chunks.o', 1, 'a header the file includes'],
+	['include/gputrace/format.h', 'analyzer/model/model.o', 1, 'a header included through another'],
+	['include/gputrace/varint.h', 'analyzer/lib/units.o', 0, 'a header it does not include'],
+	['analyzer/lib/hmap.h', 'analyzer/lib/units.o', 0, 'another analyzer header'],
+	['preload/record/ring.h', 'preload/record/ring.o', 1, 'a library header, its file'],
+	['preload/record/ring.h', 'preload/base/tsc.o', 0, 'a library header, another file'],
+	['preload/base/hooks.def', 'preload/base/ops.o', 1, 'an included .def'],
 );
 
 for my $c (@CASES) {

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# 199-settings-docs.t - every setting of preload/settings.def (the one
+# 199-settings-docs.t - every setting of preload/base/settings.def (the one
 # table the library reads its GPUTRACE_* settings from) has a row in
 # docs/settings.md with the same default, and the document's table names
 # no setting the library does not read.
@@ -18,7 +18,7 @@ sub slurp {
 }
 
 my %decl;       # name -> [kind, default shown]
-for (slurp("$root/preload/settings.def") =~ /^GT_SETTING\((.*)\)$/mg) {
+for (slurp("$root/preload/base/settings.def") =~ /^GT_SETTING\((.*)\)$/mg) {
 	my ($id, $name, $kind, $def, $min, $max, $words) =
 		/^(\w+), "([^"]+)", (\w+), ([^,]+), ([^,]+), ([^,]+), "([^"]*)"$/
 		or BAIL_OUT("settings.def: cannot read '$_'");

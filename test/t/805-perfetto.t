@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # 805-perfetto.t - --perfetto, Perfetto's protobuf trace: decoded by protoc
-# against the schema kept in analyzer/proto/, it holds the events of the
+# against the schema kept in analyzer/export/proto/, it holds the events of the
 # JSON trace of the same dump (names and counts of slices, instants and
 # counters, their times, the flow arrows, the arguments of a launch and a
 # kernel), with names interned once per sequence and the tracks described;
@@ -23,7 +23,7 @@ plan skip_all => 'analyzer not built' unless -x GtDump::analyzer_path();
 use constant { T => 7_000_000_000, GPU_AHEAD => 5_000_000_000 };
 
 my $dir = tempdir(CLEANUP => 1);
-my $schema = "$FindBin::Bin/../../analyzer/proto";
+my $schema = "$FindBin::Bin/../../analyzer/export/proto";
 my $path = GtMore::gpu_dump("$dir/gpu.bin", T, GPU_AHEAD);
 
 my $res = run_analyzer('--perfetto', "$dir/probe.pftrace", $path);

@@ -24,10 +24,10 @@
 #include <unistd.h>
 
 #include "include/gputrace/format.h"
-#include "preload/fill.h"
-#include "preload/hooks.h"
-#include "preload/ring.h"
-#include "preload/writer.h"
+#include "preload/hooks/fill.h"
+#include "preload/hooks/hooks.h"
+#include "preload/record/ring.h"
+#include "preload/record/writer.h"
 
 #define THREADS 8
 #define WAVES 4

@@ -14,7 +14,7 @@
 
 #include <stdlib.h>
 
-#include "analyzer/diagnosis_internal.h"
+#include "analyzer/diagnosis/diagnosis_internal.h"
 #include "gputrace/period.h"
 
 static int32_t work[1 << 16];

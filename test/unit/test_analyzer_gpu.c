@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/gpu_internal.h"
+#include "analyzer/passes/gpu_internal.h"
 
 static uint64_t rng_state = 0x243f6a8885a308d3ull;
 

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "analyzer/hist.h"
+#include "analyzer/lib/hist.h"
 #include "test/unit/test_rng.h"
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))

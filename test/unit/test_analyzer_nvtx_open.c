@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "analyzer/nvtx_open.h"
+#include "analyzer/passes/nvtx_open.h"
 
 #define N 4096
 

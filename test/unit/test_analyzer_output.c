@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/json.h"
-#include "analyzer/table.h"
-#include "analyzer/units.h"
+#include "analyzer/lib/json.h"
+#include "analyzer/lib/table.h"
+#include "analyzer/lib/units.h"
 
 /* Run stmt with f_ open on a memory stream; out gets what it wrote. */
 #define CAPTURE(out, stmt)                                              \

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/progress.h"
+#include "analyzer/lib/progress.h"
 
 static uint64_t fake_now;
 static int master = -1, saved_stderr = -1;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/dump_reader.h"
+#include "analyzer/reader/dump_reader.h"
 #include "gputrace/varint.h"
 
 struct dump_buf {

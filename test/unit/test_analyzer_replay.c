@@ -14,8 +14,8 @@
 
 #include <string.h>
 
-#include "analyzer/diagnosis_internal.h"
-#include "analyzer/replay.h"
+#include "analyzer/diagnosis/diagnosis_internal.h"
+#include "analyzer/diagnosis/replay.h"
 
 #define MAXN 64
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/diagnosis_internal.h"
-#include "analyzer/hmap.h"
-#include "analyzer/util.h"
+#include "analyzer/diagnosis/diagnosis_internal.h"
+#include "analyzer/lib/hmap.h"
+#include "analyzer/lib/util.h"
 #include "test/unit/test_rng.h"
 
 /* Keys of a few kinds: full 64 bits, timestamps sharing their high bytes,

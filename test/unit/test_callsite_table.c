@@ -22,11 +22,11 @@
 #include <cmocka.h>
 
 #include "include/gputrace/format.h"
-#include "preload/callsite.h"
-#include "preload/internal.h"
-#include "preload/settings.h"
-#include "preload/stack_table.h"
-#include "preload/stack_unwind.h"
+#include "preload/stack/callsite.h"
+#include "preload/base/internal.h"
+#include "preload/base/settings.h"
+#include "preload/record/stack_table.h"
+#include "preload/stack/stack_unwind.h"
 
 /* ---- stand-ins for the rest of the library ------------------------------- */
 

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "include/gputrace/varint.h"
-#include "preload/idmap.h"
+#include "preload/base/idmap.h"
 
 static void varints_round_trip(void **state)
 {

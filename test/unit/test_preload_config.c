@@ -15,8 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "preload/internal.h"
-#include "preload/settings.h"
+#include "preload/base/internal.h"
+#include "preload/base/settings.h"
 
 /* ---- stubs of what config.c uses from the rest of the library ---- */
 static char said[4096];

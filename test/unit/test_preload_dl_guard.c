@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "preload/dl.h"
+#include "preload/base/dl.h"
 
 static atomic_int walking;
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "preload/exec_env.h"
+#include "preload/base/exec_env.h"
 
 #define SELF "/opt/gt/lib/libgputrace.so"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_preload_nvtx.c - the NVTX message table (preload/nvtx_strings.c)
+ * test_preload_nvtx.c - the NVTX message table (preload/nvtx/nvtx_strings.c)
  * alone, with the writer stubbed: a message is found by content whatever
  * buffer holds it, across threads; its string is written once per dump
  * (again after a fork); emit_nvtx's per-call suffixes are cut; wide
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "preload/internal.h"
-#include "preload/nvtx.h"
+#include "preload/base/internal.h"
+#include "preload/nvtx/nvtx.h"
 
 /* ---- stubs of what nvtx_strings.c uses from the rest of the library ---- */
 static struct gt_fork_mark mark = { .generation = 1 };

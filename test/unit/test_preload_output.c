@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "preload/output_path.h"
+#include "preload/base/output_path.h"
 
 static void expands_pid_host_rank(void **state)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_preload_tsc.c - unit tests (cmocka) for the time-stamp counter
- * stamps of ring records (preload/tsc.c): turned into nanoseconds the way
+ * stamps of ring records (preload/base/tsc.c): turned into nanoseconds the way
  * the writer does each cycle, a stamp lands between the clock reads taken
  * around it; GPUTRACE_TSC=0 (gt_cfg.tsc, read by config.c) keeps plain
  * CLOCK_MONOTONIC.
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "preload/internal.h"
+#include "preload/base/internal.h"
 
 #define ROUNDS 30
 #define SAMPLES 256

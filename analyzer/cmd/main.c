@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - gputrace-analyze: the options, and which command (cmd.h) runs
+ * on the dumps given: the report of one dump, its outputs, several ranks,
+ * or two runs compared.  The work is in the commands (cmd_*.c).
+ *
+ * Exit status: 0 on success (also for a dump that ends early, and for
+ * several dumps of which some could not be read: those are left out with
+ * a warning), 2 for bad usage, options that do not apply together, or no
+ * dump that can be read.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/cmd/cmd.h"
+#include "analyzer/export/export.h"
+#include "analyzer/pipeline/loader.h"
+#include "analyzer/report/report.h"
+#include "analyzer/reader/stdin_dump.h"
+#include "analyzer/lib/util.h"
+
+#define DEFAULT_TOP 20
+
+#ifndef GT_VERSION
+#define GT_VERSION "unknown"   /* the Makefile gives VERSION */
+#endif
+
+struct options {
+	int json;
+	size_t top;
+	const char *path;
+	char **paths;           /* every DUMP (or folder) given */
+	int npaths;
+	struct export_opts ex;  /* export.h: --trace, --sqlite, --html... */
+};
+
+static const char usage_text[] =
+	"usage: " PROG_NAME " [--json | [--top N] [--wide]] DUMP\n"
+	"       " PROG_NAME " [--json] DIR | DUMP DUMP...   (several ranks)\n"
+	"       " PROG_NAME " --trace OUT.json [--from S] [--to S] [--steps N..M] DUMP...\n"
+	"       " PROG_NAME " --sqlite OUT.db DUMP...\n"
+	"       " PROG_NAME " --html OUT.html DUMP...\n"
+	"       " PROG_NAME " --diff [--json | [--top N] [--wide]] BEFORE AFTER\n"
+	"    DUMP '-' reads the dump from standard input.\n"
+	"\n"
+	"    --json        print one JSON object instead of the text report\n"
+	"    --top N       rows per table in the text report (default 20, "
+	"0 = all)\n"
+	"    --wide        cut nothing: whole kernel names, no width limit (else\n"
+	"                  tables fit the terminal; a file or a pipe gets no\n"
+	"                  width limit, kernels under their short names)\n"
+	EXPORT_USAGE
+	"    -h, --help    show this help\n"
+	"    --version     show the version and the dump format it reads\n";
+
+static NORETURN void usage(int status)
+{
+	fputs(usage_text, status ? stderr : stdout);
+	exit(status);
+}
+
+static size_t parse_top(const char *arg)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-') {
+		error_msg("--top needs a number of rows, not '%s'", arg);
+		usage(EXIT_BADINPUT);
+	}
+	return v;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_JSON = 256, OPT_TOP, OPT_VERSION, OPT_WIDE };
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "wide", no_argument, NULL, OPT_WIDE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		EXPORT_LONGOPTS
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_WIDE:
+			o->ex.wide = 1;
+			break;
+		case OPT_TOP:
+			o->top = parse_top(optarg);
+			o->ex.have_top = 1;
+			break;
+		case 'h':
+			usage(0);
+		case OPT_VERSION:
+			printf(PROG_NAME " " GT_VERSION " (reads dump format %d)\n",
+			       GT_FORMAT_VERSION);
+			exit(0);
+		default:
+			if (export_option(c, optarg, &o->ex) == 0)
+				break;
+			usage(EXIT_BADINPUT);
+		}
+	}
+	if (optind >= argc)
+		usage(EXIT_BADINPUT);
+	for (int i = optind; i < argc; i++)
+		if (!strcmp(argv[i], "-"))
+			argv[i] = (char *)stdin_dump();
+	o->path = argv[optind];
+	o->paths = argv + optind;
+	o->npaths = argc - optind;
+}
+
+/* Which command the options and the dumps found ask for. */
+static int dispatch(const struct export_opts *o, char **v, size_t count)
+{
+	if (o->have_top && count > 1 && !o->diff) {
+		error_msg("--top applies to the report of one dump or to --diff");
+		return EXIT_BADINPUT;
+	}
+	if (o->diff && count != 2) {
+		error_msg("--diff compares two dumps, not %zu", count);
+		return EXIT_BADINPUT;
+	}
+	if (o->diff)
+		return cmd_diff(o, v[0], v[1]);
+	if (count == 1 && !export_wanted(o))
+		return cmd_report(o, v[0]);
+	if (count == 1)
+		return cmd_export(o, v[0]);
+	return cmd_ranks(o, v, count);
+}
+
+static int run(const struct options *o)
+{
+	size_t count;
+	char **v = loader_find_dumps(o->paths, o->npaths, &count);
+	int rc;
+
+	if (!v)
+		return EXIT_BADINPUT;
+	rc = dispatch(&o->ex, v, count);
+	loader_free_dumps(v, count);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0, DEFAULT_TOP, NULL, NULL, 0, { 0 } };
+	int status;
+
+	parse_options(argc, argv, &o);
+	o.ex.json = o.json;
+	o.ex.top = o.top;
+	if (export_check(&o.ex) < 0)
+		return EXIT_BADINPUT;
+	report_set_width(o.ex.wide ? 0 : report_terminal_width(), o.ex.wide);
+	status = run(&o);
+	if (fflush(stdout) || ferror(stdout)) {
+		error_msg("cannot write the report: %s", strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	return status;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diagnosis.c - the diagnosis's state and its order of work: records go
+ * to the host spans, the GPU timeline, the samples and the step finders
+ * as the dump streams by; at the end the steps are found, the idle time
+ * attributed, the classes scored and the gains estimated.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/passes/callsite_internal.h"
+#include "analyzer/diagnosis/diagnosis_internal.h"
+#include "analyzer/model/model_internal.h"
+#include "analyzer/lib/util.h"
+
+struct diagnosis *diagnosis_of(struct model *m)
+{
+	if (!m->diag) {
+		struct diagnosis *d = xcalloc(1, sizeof(*d));
+
+		hmap_init(&d->threads);
+		hmap_init(&d->cands);
+		hmap_init(&d->nvtx_threads);
+		hmap_init(&d->sync_sites);
+		hmap_init(&d->kinds);
+		hmap_init(&d->shape_class);
+		for (int l = 0; l < GL_KINDS; l++)
+			d->gpu_budget[l] = DIAG_MAX_GPU_SPANS;
+		d->base_ns = m->start_ns - m->start_ns % DIAG_BUCKET_NS;
+		m->diag = d;
+	}
+	return m->diag;
+}
+
+/* What a GPU call is in the launch sequence: its kernel, or its op. */
+static int token_of(const struct model *m, const struct dump_event *ev,
+		    uint32_t *tok)
+{
+	const struct shape_ref *s;
+
+	switch (ev->op->kind) {
+	case GT_KIND_LAUNCH:
+		s = ev->arg[GT_ARG_LAUNCH_SHAPE] <= UINT32_MAX ?
+		    hmap_get_int(&m->shapes, ev->arg[GT_ARG_LAUNCH_SHAPE]) : NULL;
+		*tok = s ? s->function & 0x3fffffffu : 0x3fffffffu;
+		return 1;
+	case GT_KIND_GRAPH:
+		*tok = 0x40000000u | (uint32_t)(ev->arg[GT_ARG_GRAPH_HANDLE] >> 4 & 0x3fffffffu);
+		return 1;
+	case GT_KIND_COPY:
+	case GT_KIND_SET:
+		*tok = 0x80000000u | (uint32_t)ev->op->id << 4 | ev->op->direction;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void add_event(struct model *m, struct diagnosis *d,
+		      const struct dump_reader *r, const struct dump_event *ev)
+{
+	uint32_t tok;
+
+	if (ev->op->kind == GT_KIND_NVTX) {
+		steps_nvtx_event(d, r, ev);
+		return;
+	}
+	idle_host_event(m, d, ev);
+	idle_gpu_launch(d, ev);
+	if (!ev->result && token_of(m, ev, &tok))
+		steps_period_token(d, ev->tid, tok, ev->t0);
+}
+
+void diagnosis_add(struct model *m, const struct dump_reader *r,
+		   const struct dump_record *rec)
+{
+	struct diagnosis *d = diagnosis_of(m);
+
+	switch (rec->type) {
+	case DUMP_EVENT:
+		chunk_times_add(&d->chunk_times, rec->offset, rec->event.t0);
+		add_event(m, d, r, &rec->event);
+		break;
+	case DUMP_GPU:
+		idle_gpu_chunk(m, d, r, rec);
+		break;
+	case DUMP_WINDOW:
+		idle_gpu_window(d, &rec->window);
+		break;
+	case DUMP_SHAPE:
+		idle_gpu_shape(d, &rec->shape);
+		break;
+	case DUMP_SAMPLE:
+		idle_sample(d, rec);
+		break;
+	default:
+		break;
+	}
+}
+
+void diagnosis_finish(struct model *m)
+{
+	struct diagnosis *d = diagnosis_of(m);
+
+	idle_host_flush(d);
+	idle_host_segments(d);
+	idle_gpu_finish(m, d);
+	verdict_env_facts(m, d);
+	idle_outside_prepare(d);
+	steps_finish(m, d);
+	idle_finish(m, d);
+	replay_diagnose(m, d);
+	verdict_finish(m, d);
+	replay_verdict(m, d);
+	d->finished = 1;
+}
+
+const char *diagnosis_site(const struct model *m, uint32_t stack)
+{
+	const struct cs_stack *s;
+
+	if (!m->callsites || !stack)
+		return NULL;
+	s = hmap_get_int(&m->callsites->stacks, stack);
+	return s && s->python && s->pf[0] ? s->pf[0] : NULL;
+}
+
+static void free_values(struct hmap *h)
+{
+	size_t pos = 0;
+	void *v;
+
+	while ((v = hmap_next(h, &pos)))
+		free(v);
+	hmap_release(h);
+}
+
+void diagnosis_release(struct model *m)
+{
+	struct diagnosis *d = m->diag;
+
+	if (!d)
+		return;
+	free_values(&d->threads);
+	free_values(&d->sync_sites);
+	hmap_release(&d->kinds);
+	hmap_release(&d->shape_class);
+	free(d->spans);
+	free(d->segs);
+	chunk_times_release(&d->chunk_times);
+	for (uint32_t i = 0; i < DIAG_MAX_DEVICES; i++)
+		for (int l = 0; l < GL_KINDS; l++)
+			span_release(&d->dev[i].l[l]);
+	span_release(&d->windows);
+	span_release(&d->region);
+	span_release(&d->warm_region);
+	for (size_t i = 0; i < ARRAY_SIZE(d->bucket_pages); i++)
+		free(d->bucket_pages[i]);
+	free(d->samples);
+	free(d->splits);
+	steps_nvtx_release(d);
+	steps_period_release(d);
+	steps_release(&d->steps);
+	verdict_release(d);
+	replay_summary_release(d);
+	free(d);
+	m->diag = NULL;
+}

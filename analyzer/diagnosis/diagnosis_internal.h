@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diagnosis_internal.h - what the diagnosis files share: the host spans
+ * (idle_host.c), the GPU timeline per device (idle_gpu.c), span lists
+ * (idle_spans.c), CPU samples (idle_outside.c), the attribution (idle.c),
+ * steps (steps*.c), the verdict (verdict*.c) and the gains (whatif.c).
+ */
+#ifndef GPUTRACE_ANALYZER_DIAGNOSIS_INTERNAL_H
+#define GPUTRACE_ANALYZER_DIAGNOSIS_INTERNAL_H
+
+#include <stdint.h>
+
+#include "analyzer/diagnosis/diagnosis.h"
+#include "analyzer/lib/hmap.h"
+
+#define DIAG_MAX_HOST_SPANS (1u << 18)  /* 256k spans of 32 bytes */
+#define DIAG_MAX_GPU_SPANS (1u << 17)   /* per list, all devices together */
+#define DIAG_MAX_SAMPLES (1u << 16)
+#define DIAG_MAX_WINDOWS (1u << 16)
+#define DIAG_MAX_STEPS (1u << 18)
+#define DIAG_MAX_DEVICES 16
+#define DIAG_BUCKET_NS 100000000ull     /* kernel statistics per 100 ms */
+#define DIAG_MAX_BUCKETS (1u << 18)     /* 7.3 hours; at most 72 MiB */
+#define DIAG_PAGE_BUCKETS 1024          /* allocated together: 100 s */
+#define DIAG_FEED_GAP_NS 100000ull      /* launches closer: one run */
+#define DIAG_SYNC_EPS_NS 20000ull       /* a wait this close before an idle
+					   start still drained the queue */
+#define DIAG_SMALL_KERNEL_NS 10000ull   /* "many kernels under 10 us" */
+#define DIAG_BLOCKED_NS 200000ull       /* a launch this long waited for
+					   room in a full queue */
+
+/* ---- host spans (idle_host.c) ------------------------------------------- */
+
+enum host_cat {
+	HC_WAIT,                /* blocked until the GPU is done */
+	HC_FEED,                /* launching, async copies, sets, queries */
+	HC_ALLOC,               /* pinning host memory */
+	HC_NCCL,                /* inside an NCCL call */
+	HC_STAGE,               /* HtoD copy the host stages or waits for */
+	HC_KINDS,
+	HC_OUTSIDE = HC_KINDS,  /* host states: none of the above */
+};
+
+#define HF_READBACK 1           /* wait: a DtoH copy, or a wait after one */
+#define HF_UPLOAD 2             /* wait: right after an HtoD copy */
+#define HF_DRAIN 4              /* wait: until the stream or context is
+				   done (not an event), so its queue is
+				   empty when it returns */
+
+struct host_span {
+	uint64_t t0, t1;
+	uint32_t cuda_ns;       /* time inside CUDA calls (runs: the sum) */
+	uint32_t stack;         /* GT_CHUNK_STACK id, 0 = none */
+	uint16_t thread;
+	uint8_t cat;            /* enum host_cat */
+	uint8_t flags;          /* HF_* */
+	uint32_t calls;         /* calls in it (a run of launches: many) */
+};
+
+/* A stretch of time with one host state, the highest-priority category
+ * any thread was in (STAGE > NCCL > ALLOC > FEED > WAIT > OUTSIDE). */
+struct host_seg {
+	uint64_t t0, t1;
+	uint32_t span;          /* the span behind it (not for OUTSIDE) */
+	uint8_t state;          /* enum host_cat or HC_OUTSIDE */
+};
+
+struct host_thread {
+	uint32_t tid;
+	uint16_t index;
+	struct host_span run;   /* the open run of launches (calls 0: none) */
+	uint8_t last_dir;       /* direction of its last event if a copy */
+	uint64_t last_t1;
+	uint64_t launches;
+};
+
+/* ---- span lists (idle_spans.c) ------------------------------------------ */
+
+struct span {
+	uint64_t t0, t1;
+};
+
+struct span_list {
+	struct span *v;
+	size_t n, cap;
+	int sorted;             /* sorted and disjoint */
+};
+
+/* Append [t0, t1); merged with the last span when they touch.  0, or -1
+ * when *budget (spans left) is spent. */
+int span_add(struct span_list *l, uint64_t t0, uint64_t t1, size_t *budget);
+/* Sort and merge into disjoint spans. */
+void span_normalize(struct span_list *l);
+/* Index of the first span ending after t, or l->n. */
+size_t span_find(const struct span_list *l, uint64_t t);
+/* Whether t lies inside a span; *until gets where that state ends. */
+int span_at(const struct span_list *l, size_t *hint, uint64_t t,
+	    uint64_t *until);
+/* Time covered within [t0, t1). */
+uint64_t span_cover(const struct span_list *l, uint64_t t0, uint64_t t1);
+void span_release(struct span_list *l);
+
+/* ---- GPU timeline (idle_gpu.c) ------------------------------------------ */
+
+enum gpu_list {
+	GL_COMPUTE,             /* kernels other than NCCL's */
+	GL_NCCL,                /* NCCL kernels */
+	GL_COPY,                /* copies and memsets */
+	GL_PENDING,             /* kernels submitted, not yet started */
+	GL_KINDS,
+};
+
+struct dev_timeline {
+	struct span_list l[GL_KINDS];
+	uint64_t records;
+};
+
+/* Kernel and launch statistics per DIAG_BUCKET_NS of the run. */
+struct kbucket {
+	uint64_t t_lo, t_hi;            /* what was counted in it happened here */
+	uint64_t kernels, kernel_ns;
+	uint64_t small, small_ns;       /* under DIAG_SMALL_KERNEL_NS */
+	uint64_t nccl_ns;
+	uint64_t launches, launch_ns;   /* host launch calls */
+	uint64_t htod_bytes;            /* host to device copies (host side) */
+	uint64_t graphs;                /* graph launches */
+	uint64_t opt_ns;                /* optimizer kernels (foreach, Adam...) */
+	uint64_t grid_ns[12];           /* compute kernel time by grid size:
+					   blocks in [2^i, 2^(i+1)), [2048, ...) */
+	uint64_t grid_launches[12];     /* host launches by grid size (the
+					   launch's shape): without GPU records */
+};
+
+/* GPU copy bandwidth by (HtoD, DtoH) x (pageable, pinned). */
+struct copy_bw {
+	uint64_t bytes[2][2], ns[2][2];
+};
+
+/* ---- CPU samples (idle_outside.c) ----------------------------------------- */
+
+struct host_sample {
+	uint64_t t;
+	uint64_t proc, child;           /* CPU ns, cumulative */
+	uint64_t iowait, total;         /* the machine's, cumulative */
+	uint32_t children;
+	uint8_t have_proc, have_child, have_io, pad;
+};
+
+/* How outside-CUDA time splits in one sample interval. */
+struct outside_split {
+	double cpu, loader, io;         /* shares; the rest is other */
+};
+
+/* ---- idle attribution (idle.c) --------------------------------------------- */
+
+enum idle_cause {
+	IC_LAUNCH,              /* host feeding back to back: launch-bound */
+	IC_LATENCY,             /* work submitted, GPU not started yet */
+	IC_SYNC,                /* the host waited, the queue ran dry */
+	IC_COPY,                /* copies: GPU-side, or the host staging */
+	IC_COMM,                /* NCCL kernels alone, or host in NCCL */
+	IC_CPU,                 /* outside CUDA, this process on the CPU */
+	IC_LOADER,              /* outside CUDA, worker processes busy */
+	IC_IO,                  /* outside CUDA, machine in I/O wait */
+	IC_OUTSIDE,             /* outside CUDA, nothing more known */
+	IC_ENV,                 /* queued while another process ran */
+	IC_CAUSES,
+};
+
+enum sync_kind { SK_OTHER, SK_READBACK, SK_UPLOAD, SK_KINDS };
+
+/* Sync bubble time by the call site of the wait. */
+struct sync_site {
+	uint64_t ns;
+	uint32_t stack;
+};
+
+struct breakdown {
+	uint64_t span_ns;       /* time looked at, summed over devices */
+	uint64_t busy_ns;       /* compute kernels running */
+	uint64_t cause[IC_CAUSES];
+	uint64_t sync_kind[SK_KINDS];   /* IC_SYNC by what was waited for */
+	uint64_t intervals;     /* idle intervals */
+};
+
+/* Host-side time by state, for dumps without GPU records. */
+struct host_breakdown {
+	uint64_t span_ns;
+	uint64_t state[HC_KINDS + 1];   /* enum host_cat, HC_OUTSIDE */
+	uint64_t outside[4];            /* cpu, loader, io, other */
+	uint64_t drained;               /* outside time right after a wait
+					   that emptied the queue: GPU idle
+					   (one stream assumed); not in
+					   outside[] */
+	uint64_t wait_upload;           /* of state[HC_WAIT]: for an upload */
+};
+
+/* ---- steps (steps*.c) --------------------------------------------------------- */
+
+enum step_source { STEPS_NONE, STEPS_NVTX, STEPS_PATTERN };
+
+#define PERIOD_WINDOW 32768             /* launches kept per thread */
+#define PERIOD_THREADS 8                /* threads watched */
+
+struct period_det {
+	uint32_t tid;
+	uint32_t *tok;                  /* ring of the last PERIOD_WINDOW */
+	uint64_t *t;
+	uint64_t seen;                  /* tokens so far */
+	uint32_t period;                /* launches per step, 0 = none yet */
+	uint32_t cand;                  /* the period the last check found */
+	uint64_t anchor;                /* hash of the w tokens ending at the
+					   call that starts a step */
+	uint32_t anchor_w;
+	uint64_t *bounds;               /* step starts: anchor launches */
+	uint64_t *ends;                 /* each one's call before: the end
+					   of the step before's calls */
+	size_t nb, capb;
+	size_t pattern_nb;              /* nb when the period was taken */
+	uint64_t last_at;               /* calls seen up to the last bound */
+	int capped;                     /* bounds reached DIAG_MAX_STEPS */
+	uint32_t checks, agree;         /* checks made, agreeing with period */
+	uint32_t tp;                    /* the period the last full check found */
+	uint64_t run;                   /* newest calls equal to the one tp before */
+};
+
+struct nvtx_cand {
+	char *key, *name;
+	uint32_t depth;                 /* 0: top level, 1: inside one */
+	uint64_t count, total_ns;
+	struct span_list spans;
+};
+
+struct nvtx_open_range {
+	struct nvtx_cand *cand;         /* NULL: not a candidate */
+	uint64_t t0;
+};
+
+struct nvtx_thread {
+	struct nvtx_open_range v[64];
+	uint32_t depth;                 /* may exceed 64: deeper not kept */
+};
+
+struct step_stats {
+	enum step_source source;
+	char *name;                     /* the range name, or a description */
+	uint64_t *t;                    /* boundaries: step i is [t[i], t[i+1]) */
+	size_t nt;
+	size_t warmup;                  /* the first steps, slower */
+	uint64_t mean, p50, p99, min, max, stddev;  /* steady steps */
+	uint64_t warm_mean;
+	size_t outliers;                /* beyond 3 sigma */
+	size_t outlier_idx[5];
+	uint32_t period;                /* launches per step (pattern) */
+	int capped;                     /* more steps than DIAG_MAX_STEPS */
+};
+
+/* ---- verdict (verdict*.c, whatif.c) ------------------------------------------ */
+
+enum vclass {
+	VC_DATA, VC_CPU, VC_MEMORY, VC_COMM, VC_KERNEL, VC_ENV, VC_HEALTHY,
+	VC_KINDS,
+};
+
+#define VERDICT_TEXTS 8
+
+struct verdict {
+	enum vclass cls;
+	double score;                   /* share of the time it explains */
+	double gain_lo, gain_hi;        /* step time saved, share */
+	double gain;                    /* the replay's point, when replayed */
+	int replayed;                   /* the gain comes from the replay */
+	char *evidence[VERDICT_TEXTS];
+	size_t nev;
+	char *advice[VERDICT_TEXTS];
+	size_t nadv;
+	char change[160];               /* the change, in a few words */
+};
+
+/* Facts drawn from the environment and the samples (verdict_env.c). */
+struct env_facts {
+	int have_cpu;
+	double proc_cores, child_cores; /* mean over the run */
+	double allowed_cores;           /* affinity or quota, else cores */
+	double iowait_share;
+	uint64_t children_max;
+	int saturated;                  /* CPU use near what it may use */
+	int sm_count;                   /* of the main device, 0 unknown */
+	uint64_t gpu_mem, self_mem;     /* bytes, 0 unknown */
+	double throttle_share;          /* samples held down by heat, hardware */
+	double power_cap_share;         /* samples at the power limit */
+	unsigned throttle_bits;
+	double other_share;             /* samples with another process */
+	int pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+	int64_t driver_version, runtime_version;
+	/* settings in the program's environment (GT_ENV_SETTING) */
+	int launch_blocking;            /* CUDA_LAUNCH_BLOCKING set, not 0 */
+	int p2p_off, ib_off;            /* NCCL_P2P_DISABLE, NCCL_IB_DISABLE */
+	int eager_modules;              /* CUDA_MODULE_LOADING=EAGER */
+	double blocking_score;          /* of the environment's score: the
+					   launch gaps and waits that
+					   CUDA_LAUNCH_BLOCKING explains */
+	double nccl_share;              /* NCCL time, share of the time looked
+					   at, when P2P or IB is turned off */
+};
+
+/* ---- when each part of the dump happened (chunk_times.c) --------------------- */
+
+struct chunk_time {
+	uint64_t off;                   /* the first chunk's offset */
+	uint64_t lo, hi;                /* its events' earliest, latest start */
+};
+
+struct chunk_times {
+	struct chunk_time *e;           /* by offset */
+	size_t n;
+	uint64_t last_off;              /* the last events chunk seen */
+};
+
+void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t);
+
+/* An event of the chunk at off, which starts at t. */
+static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
+				   uint64_t t)
+{
+	struct chunk_time *e;
+
+	if (!c->n || off > c->last_off) {
+		chunk_times_new(c, off, t);
+		return;
+	}
+	e = &c->e[c->n - 1];
+	if (t < e->lo)
+		e->lo = t;
+	if (t > e->hi)
+		e->hi = t;
+}
+int chunk_times_outside(const struct chunk_times *c, size_t *at, uint64_t off,
+			uint64_t lo, uint64_t hi, uint64_t until);
+void chunk_times_release(struct chunk_times *c);
+
+/* ---- the whole state ----------------------------------------------------------- */
+
+struct diagnosis {
+	/* host */
+	struct hmap threads;            /* tid -> struct host_thread */
+	uint16_t nthreads;
+	struct host_span *spans;
+	size_t nspans, capspans;
+	uint64_t spans_lost;
+	uint64_t cut_t;                 /* spans lost from here on (caps) */
+	struct host_seg *segs;          /* built at the end */
+	size_t nsegs;
+	uint64_t first_t, last_t;       /* host events */
+	struct chunk_times chunk_times; /* for the replay's second read */
+
+	/* GPU */
+	struct dev_timeline dev[DIAG_MAX_DEVICES];
+	uint32_t ndev;
+	size_t gpu_budget[GL_KINDS];
+	uint64_t gpu_lost;
+	uint64_t gpu_records, first_gpu, last_gpu;
+	struct span_list windows;
+	uint64_t window_open;           /* start of the open window, 0 none */
+	struct hmap kinds;              /* kernel name_str -> what it is + 1 */
+	/* pages of DIAG_PAGE_BUCKETS, each made when the run reaches it (a
+	 * time far from the rest costs one page, not all before it) */
+	struct kbucket *bucket_pages[DIAG_MAX_BUCKETS / DIAG_PAGE_BUCKETS];
+	size_t nbuckets;                /* the last used + 1 */
+	struct kbucket *last_b;         /* the last bucket asked for, which */
+	uint64_t last_b_lo, last_b_hi;  /* holds the times [lo, hi) */
+	uint64_t base_ns;               /* bucket 0 starts here */
+	struct copy_bw bw;
+	int cupti_state;                /* enum gt_cupti_state, 0 unknown */
+
+	/* samples */
+	struct host_sample *samples;
+	size_t nsamples, capsamples;
+	struct outside_split *splits;   /* per sample interval, at the end */
+
+	/* steps */
+	struct hmap cands;              /* key -> struct nvtx_cand */
+	struct hmap nvtx_threads;       /* tid << 32 | domain -> nvtx_thread */
+	size_t cand_budget;
+	struct period_det det[PERIOD_THREADS];
+	size_t ndet, last_det;          /* last_det: the last one asked for */
+	struct step_stats steps;
+
+	/* results */
+	int have_gpu;                   /* GPU records in the region */
+	uint64_t region_lo, region_hi;  /* what the regions cover, at most */
+	int region_all;                 /* steps known, but no GPU timing in
+					   the steady ones: all of it used */
+	uint64_t timed_steps, timed_step_ns;    /* steady steps wholly inside
+						   the GPU-timed region: count,
+						   mean time */
+	struct span_list region;        /* steady state (x windows) */
+	struct span_list warm_region;   /* warm-up steps (x windows) */
+	struct breakdown steady, warm;
+	struct host_breakdown host, host_warm;
+	struct hmap sync_sites;         /* stack id -> struct sync_site */
+	uint64_t region_kernels, region_launches, region_launch_ns;
+	uint64_t region_small, region_small_ns, region_kernel_ns;
+	uint64_t region_lowfill_ns, region_fill_known_ns, region_htod_bytes;
+	uint64_t region_graphs, region_nccl_ns, region_opt_ns;
+	uint64_t region_lowfill_launches, region_fill_known_launches;
+	struct hmap shape_class;        /* shape id -> grid class + 1 */
+	double region_fill_ns;
+	struct env_facts env;
+	struct verdict v[VC_KINDS];
+	size_t nv;
+	struct rp_summary *replay;      /* replay_verdict.c, NULL: none */
+	int finished;
+};
+
+struct diagnosis *diagnosis_of(struct model *m);
+
+/* idle_host.c */
+void idle_host_event(struct model *m, struct diagnosis *d,
+		     const struct dump_event *ev);
+void idle_host_flush(struct diagnosis *d);
+void idle_host_segments(struct diagnosis *d);
+/* The segment at time t (binary search), or NULL. */
+const struct host_seg *idle_seg_at(const struct diagnosis *d, uint64_t t,
+				   size_t *idx);
+
+/* idle_gpu.c */
+void idle_gpu_chunk(struct model *m, struct diagnosis *d,
+		    const struct dump_reader *r, const struct dump_record *rec);
+void idle_gpu_window(struct diagnosis *d, const struct gt_gpu_window *w);
+void idle_gpu_launch(struct diagnosis *d, const struct dump_event *ev);
+void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s);
+void idle_gpu_finish(struct model *m, struct diagnosis *d);
+/* Statistics of the buckets overlapping [t0, t1), added to d->region_*. */
+void idle_gpu_region_stats(struct diagnosis *d, uint64_t t0, uint64_t t1);
+struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t);
+
+/* idle_outside.c */
+void idle_sample(struct diagnosis *d, const struct dump_record *rec);
+void idle_outside_prepare(struct diagnosis *d);
+/* How outside-CUDA time at t splits; NULL when no samples say. */
+const struct outside_split *idle_outside_at(const struct diagnosis *d,
+					    uint64_t t);
+
+/* idle.c */
+void idle_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
+		    struct breakdown *b, int sites);
+void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int sites,
+			 struct host_breakdown *b);
+const char *idle_cause_name(enum idle_cause c);
+const char *idle_cause_text(enum idle_cause c);
+void idle_finish(struct model *m, struct diagnosis *d);
+
+/* steps_nvtx.c, steps_period.c, steps.c */
+void steps_nvtx_event(struct diagnosis *d, const struct dump_reader *r,
+		      const struct dump_event *ev);
+int steps_nvtx_pick(struct diagnosis *d, struct step_stats *s);
+void steps_nvtx_release(struct diagnosis *d);
+void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
+			uint64_t t);
+int steps_period_pick(struct diagnosis *d, struct step_stats *s);
+void steps_period_release(struct diagnosis *d);
+/* Smallest period of the longest periodic suffix seen 3 times or more of
+ * tok[0..n); 0 if none (exposed for the unit tests). */
+uint32_t steps_suffix_period(const uint32_t *tok, size_t n, int32_t *work);
+void steps_finish(struct model *m, struct diagnosis *d);
+void steps_release(struct step_stats *s);
+
+/* verdict.c, verdict_env.c, verdict_text.c, whatif.c */
+void verdict_env_facts(const struct model *m, struct diagnosis *d);
+/* What unsetting CUDA_LAUNCH_BLOCKING saves at most, a share of the time:
+ * the launches' wait, at most the GPU's idle time. */
+double verdict_blocking_gain(const struct diagnosis *d);
+/* The environment's gain: what unsetting CUDA_LAUNCH_BLOCKING saves, and
+ * for the rest of its score at most all, at least a third. */
+void verdict_env_gain(const struct diagnosis *d, double score, double *lo,
+		      double *hi);
+void verdict_finish(struct model *m, struct diagnosis *d);
+void verdict_add_text(struct verdict *v, int advice, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void verdict_texts(const struct model *m, const struct diagnosis *d,
+		   struct verdict *v);
+void whatif_gain(const struct model *m, const struct diagnosis *d,
+		 struct verdict *v);
+/* Share of compute kernel time in kernels filling under half the SMs. */
+double verdict_lowfill(const struct diagnosis *d);
+/* Without GPU records: share of launches with such grids. */
+double verdict_lowfill_launches(const struct diagnosis *d);
+/* Share of compute kernel time in the optimizer's kernels. */
+double verdict_opt_share(const struct diagnosis *d);
+/* How far the evidence says the batch is too small, 0..1: kernels that
+ * fill few SMs, or an optimizer step (independent of the batch) that
+ * takes a large share of the GPU time. */
+double verdict_batch(const struct diagnosis *d);
+const char *verdict_class_name(enum vclass c);
+const char *verdict_class_title(enum vclass c);
+void verdict_release(struct diagnosis *d);
+
+/* replay_verdict.c: the what-if by replay, and the verdict from it */
+void replay_diagnose(struct model *m, struct diagnosis *d);
+void replay_verdict(struct model *m, struct diagnosis *d);
+void replay_summary_release(struct diagnosis *d);
+/* replay_report.c */
+void replay_report_text(FILE *out, const struct diagnosis *d);
+void replay_report_json(struct json *j, const struct diagnosis *d);
+
+/* The innermost Python frame of a stack ("train.py:57 in step"), or NULL. */
+const char *diagnosis_site(const struct model *m, uint32_t stack);
+
+#endif /* GPUTRACE_ANALYZER_DIAGNOSIS_INTERNAL_H */

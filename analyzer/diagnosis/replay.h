@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay.h - what-if by replay: a dependency graph of a span of steady
+ * steps, re-timed as recorded and with one fix applied at a time.
+ *
+ * The graph holds, per host thread, its items in order: CPU segments
+ * (time between CUDA calls) and CUDA calls; and the GPU operations, each
+ * queued by one item onto one stream.  An item takes `own` ns by itself;
+ * an item that waits (a synchronize call, a copy the call waits for, a
+ * launch under CUDA_LAUNCH_BLOCKING) also ends no earlier than `ret` ns
+ * after what it waits for ends.  An operation starts at the later of its
+ * item's start plus `lat` and the end of the previous operation on its
+ * stream plus `gap`, and runs `dur` ns.  The graph is built from the
+ * dump with the measured residual latencies, so that its replay gives
+ * back the recorded times; each fix (replay_fix.c) changes some of these
+ * numbers, and the replay says what the step time becomes.
+ */
+#ifndef GPUTRACE_ANALYZER_REPLAY_H
+#define GPUTRACE_ANALYZER_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyzer/lib/json.h"
+
+enum rp_kind {
+	RK_CPU,                 /* outside CUDA */
+	RK_LAUNCH,              /* kernel launch */
+	RK_GRAPH,               /* graph launch */
+	RK_COPY,
+	RK_SET,
+	RK_SYNC,                /* host waits and queries */
+	RK_NCCL,
+	RK_OTHER,
+	RK_KINDS,
+};
+
+enum rp_wait {
+	RW_NONE,
+	RW_OP,                  /* wait: operation index */
+	RW_STREAM,              /* wait: stream index; its last queued op */
+	RW_ALL,                 /* the last queued op of every stream */
+};
+
+#define RPF_PAGEABLE 1          /* copy of pageable host memory */
+#define RPF_UPLOAD 2            /* sync: right after a host-to-device copy */
+#define RPF_BLOCKING 4          /* launch waited for its kernel */
+#define RPF_READBACK 8          /* copy to the host the call waited for */
+#define RPF_DATA 16             /* CPU: the step's batch fetch (no workers) */
+
+enum rp_opkind { RO_KERNEL, RO_COPY, RO_SET, RO_GRAPH };
+
+struct rp_item {
+	uint64_t own;           /* ns it takes by itself */
+	uint64_t ret;           /* ns after what it waits for ends */
+	uint64_t loader;        /* CPU: of own, time waiting on data */
+	uint64_t bytes;         /* copies */
+	uint32_t op;            /* the operation it queues + 1, 0 none */
+	uint32_t wait;          /* RW_OP: operation; RW_STREAM: stream */
+	uint32_t step;          /* its step in the span, from 0 */
+	uint8_t kind;           /* enum rp_kind */
+	uint8_t wkind;          /* enum rp_wait */
+	uint8_t flags;          /* RPF_* */
+	uint8_t dir;            /* copies: enum gt_direction */
+};
+
+struct rp_op {
+	uint64_t dur;
+	uint64_t lat;           /* after its item starts, at the earliest */
+	uint64_t gap;           /* after the stream's previous op ends */
+	uint32_t stream;
+	uint32_t item;          /* the item that queues it */
+	float fill;             /* share of the GPU's thread slots its grid
+				   asks for, 0 unknown */
+	uint8_t kind;           /* enum rp_opkind */
+};
+
+struct rp_thread {
+	uint32_t tid;
+	size_t first, n;        /* its items: items[first .. first + n) */
+	uint64_t start;         /* its first item starts here (span time) */
+};
+
+struct rp_graph {
+	struct rp_item *items;
+	size_t nitems;
+	struct rp_op *ops;
+	size_t nops;
+	struct rp_thread *th;
+	size_t nth;
+	uint64_t *backlog;      /* per stream: busy until, at the start */
+	size_t nstreams;
+	uint32_t steps;         /* steps in the span */
+	uint64_t host_span;     /* the span's steps on the host */
+	uint64_t measured;      /* the span's recorded time: until the host
+				   ended its steps and the GPU the work
+				   they queued, less the work queued before */
+	int gpu;                /* operations timed by GPU records */
+};
+
+/* Replayed start and end of every item and operation (span time). */
+struct rp_times {
+	uint64_t *it0, *it1, *op0, *op1;
+	uint64_t *step0;        /* when each step's first item started */
+	uint64_t span;          /* the span's replayed time */
+};
+
+/* Re-time g; t may be NULL.  Returns the span's time: the later of the
+ * host's end and the GPU's, less the backlog it started with. */
+uint64_t replay_run(const struct rp_graph *g, struct rp_times *t);
+void replay_times_alloc(const struct rp_graph *g, struct rp_times *t);
+void replay_times_release(struct rp_times *t);
+
+/* A deep copy, for a fix to change. */
+void replay_copy(struct rp_graph *dst, const struct rp_graph *src);
+void replay_release(struct rp_graph *g);
+
+/* ---- the fixes (replay_fix.c) -------------------------------------------- */
+
+enum rp_fix {
+	FIX_SYNC,               /* per-step syncs removed, one kept every N */
+	FIX_PINNED,             /* pinned memory, async copies */
+	FIX_GRAPH,              /* runs of launches become graph launches */
+	FIX_WORKERS,            /* data loading spread over k workers */
+	FIX_BATCH,              /* batch x k, compared per sample */
+	FIX_ENV,                /* CUDA_LAUNCH_BLOCKING unset, GPU not shared */
+	FIX_KINDS,
+};
+
+#define RP_SYNC_KEEP 50             /* syncs kept: one step in 50 */
+#define RP_PINNED_GBPS 55.0         /* pinned host-to-device copies on PCIe
+				       gen5 x16 when the dump has none
+				       (measured on an H200); scaled to the
+				       link's generation and width */
+#define RP_GRAPH_LAUNCH_NS 3600     /* a graph launch's host cost */
+#define RP_GRAPH_GAP_NS 100         /* between kernels of a graph */
+#define RP_FEED_GAP_NS 100000       /* CPU time a graph takes away: under
+				       this between two launches */
+#define RP_MAX_WORKERS 8
+#define RP_MAX_BATCH 256
+#define RP_SMALL_BATCH 0.5          /* verdict_batch from which it applies */
+
+/* What the fixes need to know beyond the graph. */
+struct rp_env {
+	double pinned_gbps;         /* measured, 0 none */
+	uint64_t graph_launch_ns;   /* measured, 0 none */
+	double cores;               /* the process may use */
+	int workers;                /* DataLoader workers seen */
+	int saturated;              /* CPU use at what it may use */
+	int launch_blocking;
+	double other_share;         /* samples with another process on the GPU */
+	double mem_headroom;        /* GPU memory / this process's, 0 unknown */
+	double small_batch;         /* the rules' evidence of a small batch,
+				       0..1 (verdict_batch) */
+};
+
+struct rp_fix_result {
+	enum rp_fix fix;
+	int applies;                /* it changed something */
+	int cls;                    /* enum vclass */
+	double k;                   /* batch factor, workers, syncs kept... */
+	uint64_t span;              /* replayed span time, per k samples */
+	double gain;                /* share of the step time saved */
+};
+
+/* Apply fix to a copy of g and replay it against base (the unmodified
+ * replay's span).  *out, when given, gets the changed graph
+ * (replay_release) and *t its times (allocated: replay_times_release). */
+void replay_fix(const struct rp_graph *g, const struct rp_env *e,
+		enum rp_fix fix, uint64_t base, struct rp_fix_result *r,
+		struct rp_graph *out, struct rp_times *t);
+const char *replay_fix_name(enum rp_fix fix);
+/* The fix in a few words (its class may change them). */
+const char *replay_fix_text(const struct rp_fix_result *r);
+
+#endif /* GPUTRACE_ANALYZER_REPLAY_H */

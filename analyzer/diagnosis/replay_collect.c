@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay_collect.c - the span the replay looks at, and a second read of
+ * the dump that keeps only what happened in it.
+ *
+ * The span is a run of consecutive steady steps, inside the GPU window
+ * that holds the most of them when there are GPU records (its first and
+ * last steps left out: CUPTI was switching), else in the middle of the
+ * steady state: at most RP_MAX_STEPS steps or 200 ms, at least 20 ms
+ * when the steps are short.  The second read keeps the host calls that
+ * start in the span and the GPU records that may belong to them, up to
+ * RP_MAX_EVENTS and RP_MAX_GPU: past that the span ends at the last step
+ * boundary before what was not kept.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/passes/gpu_internal.h"
+#include "analyzer/model/model_internal.h"
+#include "analyzer/lib/progress.h"
+#include "analyzer/diagnosis/replay_internal.h"
+#include "analyzer/lib/util.h"
+
+#define SPAN_MAX_NS 200000000ull
+#define GPU_MARGIN_NS 2000000000ull     /* GPU records this far past it */
+#define SM_THREADS 2048                 /* resident threads per SM (sm_80
+					   and sm_90) */
+
+static int step_inside(const struct step_stats *s, size_t i, uint64_t lo,
+		       uint64_t hi)
+{
+	return s->t[i] >= lo && s->t[i + 1] <= hi;
+}
+
+/* Steps [*a, *b) of the window [lo, hi). */
+static size_t steps_inside(const struct step_stats *s, uint64_t lo,
+			   uint64_t hi, size_t *a, size_t *b)
+{
+	size_t i = s->warmup;
+
+	while (i + 1 < s->nt && !step_inside(s, i, lo, hi))
+		i++;
+	*a = i;
+	while (i + 1 < s->nt && step_inside(s, i, lo, hi))
+		i++;
+	*b = i;
+	return *b - *a;
+}
+
+/* Whether the GPU records show kernels or copies in [t0, t1). */
+static int gpu_timed(const struct diagnosis *d, uint64_t t0, uint64_t t1)
+{
+	for (uint32_t i = 0; i < d->ndev; i++)
+		if (span_cover(&d->dev[i].l[GL_COMPUTE], t0, t1) ||
+		    span_cover(&d->dev[i].l[GL_COPY], t0, t1))
+			return 1;
+	return 0;
+}
+
+/* The window with GPU records and the most steady steps: its steps, less
+ * the edges. */
+static int pick_window(const struct diagnosis *d, size_t *a, size_t *b)
+{
+	const struct step_stats *s = &d->steps;
+	size_t best = 0, x, y;
+
+	if (!d->windows.n)
+		return steps_inside(s, d->first_gpu, d->last_gpu + 1, a, b) > 0;
+	for (size_t w = 0; w < d->windows.n; w++)
+		if (gpu_timed(d, d->windows.v[w].t0, d->windows.v[w].t1) &&
+		    steps_inside(s, d->windows.v[w].t0, d->windows.v[w].t1,
+				 &x, &y) > best) {
+			best = y - x;
+			*a = x;
+			*b = y;
+		}
+	if (best >= 4) {
+		(*a)++;
+		(*b)--;
+	}
+	return best > 0;
+}
+
+static void take_steps(struct rp_collect *c, const struct step_stats *s,
+		       size_t a, size_t b)
+{
+	size_t n = 0;
+
+	while (a + n < b && n < RP_MAX_SPAN_STEPS) {
+		uint64_t span = s->t[a + n] - s->t[a];
+
+		if (span >= SPAN_MAX_NS ||
+		    (n >= RP_MAX_STEPS && span >= RP_MIN_SPAN_NS))
+			break;
+		n++;
+	}
+	c->nsteps = (uint32_t)n;
+	c->bounds = xcalloc(n + 1, sizeof(*c->bounds));
+	memcpy(c->bounds, &s->t[a], (n + 1) * sizeof(*c->bounds));
+	c->lo = c->bounds[0];
+	c->hi = c->bounds[n];
+}
+
+static int choose_span(const struct diagnosis *d, struct rp_collect *c)
+{
+	const struct step_stats *s = &d->steps;
+	size_t a, b;
+
+	if (s->nt < 3 || s->nt - 1 - s->warmup < 2)
+		return -1;
+	if (d->have_gpu && pick_window(d, &a, &b)) {
+		c->gpu_window = 1;
+	} else {
+		a = s->warmup + (s->nt - 1 - s->warmup) / 4;
+		b = s->nt - 1;
+	}
+	if (b <= a)
+		return -1;
+	take_steps(c, s, a, b);
+	return 0;
+}
+
+static void keep_event(struct rp_collect *c, const struct dump_event *ev)
+{
+	struct rp_ev *e;
+
+	if (ev->op->kind == GT_KIND_NVTX || ev->t0 < c->lo || ev->t0 >= c->hi ||
+	    ev->result)
+		return;
+	if (c->nev == RP_MAX_EVENTS) {
+		if (!c->cut || ev->t0 < c->cut)
+			c->cut = ev->t0;
+		return;
+	}
+	if (c->nev == c->capev) {
+		c->capev = c->capev ? 2 * c->capev : 4096;
+		c->ev = xrealloc(c->ev, c->capev * sizeof(*c->ev));
+	}
+	e = &c->ev[c->nev++];
+	memset(e, 0, sizeof(*e));
+	e->id = ev->id;
+	e->t0 = ev->t0;
+	e->t1 = ev->t1 > ev->t0 ? ev->t1 : ev->t0;
+	e->tid = ev->tid;
+	e->hstream = ev->stream;
+	e->kind = ev->op->kind;
+	e->dir = ev->op->direction;
+	e->flags = ev->op->flags & GT_OPF_ASYNC ? RE_ASYNC : 0;
+	if (e->kind == GT_KIND_COPY || e->kind == GT_KIND_SET)
+		e->bytes = ev->arg[GT_ARG_COPY_BYTES];
+	if (e->kind == GT_KIND_COPY && ev->op->nargs > GT_ARG_COPY_MEMORY)
+		e->mem = ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK;
+	if ((ev->op->api_is & DUMP_API_QUERY) ||
+	    (e->kind == GT_KIND_SYNC && (e->flags & RE_ASYNC)))
+		e->flags |= RE_QUERY;
+	if (ev->op->api_is & DUMP_API_CTX)
+		e->flags |= RE_CTX;
+	if (ev->op->api_is & DUMP_API_EVENT)
+		e->flags |= RE_EVENT;
+}
+
+/* Of the threads the GPU's SMs can hold, the share a kernel's grid
+ * asks for; 0 unknown. */
+static float fill_of(const int32_t *grid, const int32_t *block, int sms)
+{
+	double threads = 1;
+
+	if (sms <= 0)
+		return 0;
+	for (int i = 0; i < 3; i++)
+		threads *= (grid[i] > 0 ? grid[i] : 1) * (double)(block[i] > 0 ? block[i] : 1);
+	return (float)(threads / ((double)sms * SM_THREADS));
+}
+
+static void keep_gpu(struct rp_collect *c, uint64_t id, uint64_t s, uint64_t e,
+		     uint32_t stream, float fill)
+{
+	struct rp_grec *g;
+
+	if (!id || e < s || e < c->lo || s >= c->hi + GPU_MARGIN_NS ||
+	    c->ngr == RP_MAX_GPU)
+		return;
+	if (c->ngr == c->capgr) {
+		c->capgr = c->capgr ? 2 * c->capgr : 4096;
+		c->gr = xrealloc(c->gr, c->capgr * sizeof(*c->gr));
+	}
+	g = &c->gr[c->ngr++];
+	*g = (struct rp_grec){ id, s, e, stream, fill };
+}
+
+static void keep_records(struct rp_collect *c, const struct gpu_clock *clk,
+			 const struct dump_record *rec, int sms)
+{
+	const uint8_t *p = rec->gpu.recs;
+
+	for (uint32_t i = 0; i < rec->gpu.h.count; i++, p += rec->gpu.h.rec_size) {
+		struct gt_gpu_kernel k;
+		struct gt_gpu_copy cp;
+
+		switch (rec->gpu.h.kind) {
+		case GT_GPU_KERNEL:
+			memcpy(&k, p, sizeof(k));
+			if (k.start)
+				keep_gpu(c, k.host_id, gpu_clock_map(clk, k.start),
+					 gpu_clock_map(clk, k.end), k.stream,
+					 fill_of(k.grid, k.block, sms));
+			break;
+		case GT_GPU_MEMCPY:
+		case GT_GPU_MEMSET:
+			memcpy(&cp, p, sizeof(cp));
+			if (cp.start)
+				keep_gpu(c, cp.host_id, gpu_clock_map(clk, cp.start),
+					 gpu_clock_map(clk, cp.end), cp.stream, 0);
+			break;
+		default:
+			return;
+		}
+	}
+}
+
+/* How far past the span the dump is read for its GPU records: a window's
+ * records come within its drain (at most 30 s in the library). */
+#define READ_PAST_NS (60ull * 1000000000u)
+
+static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
+		     char *why, size_t whylen)
+{
+	const struct gpu_clock *clk = m->gpu ? &m->gpu->clock : NULL;
+	struct dump_reader *r;
+	struct dump_record rec;
+	size_t at = 0;
+	int rc;
+
+	if (dump_open(&r, m->path) < 0) {
+		snprintf(why, whylen, "cannot read the dump again: %s", dump_error(r));
+		dump_close(r);
+		return -1;
+	}
+	progress_begin("replaying steps", progress_file_size(m->path));
+	while ((rc = dump_next(r, &rec)) > 0) {
+		progress_tick(rec.offset);
+		if (rec.type == DUMP_EVENT && rec.event.t0 > c->hi + READ_PAST_NS)
+			break;          /* the span's GPU records came long before */
+		if (rec.type == DUMP_EVENT &&
+		    chunk_times_outside(&d->chunk_times, &at, rec.offset, c->lo,
+					c->hi, c->hi + READ_PAST_NS))
+			dump_skip_events(r);    /* none kept, none ends it */
+		else if (rec.type == DUMP_EVENT)
+			keep_event(c, &rec.event);
+		else if (rec.type == DUMP_GPU && clk && clk->pairs)
+			keep_records(c, clk, &rec, d->env.sm_count);
+	}
+	progress_end();
+	if (rc < 0)
+		snprintf(why, whylen, "cannot read the dump again: %s", dump_error(r));
+	dump_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Past the event budget: end the span at the last boundary before the cut. */
+static void apply_cut(struct rp_collect *c)
+{
+	size_t k = 0;
+
+	if (!c->cut)
+		return;
+	while (c->nsteps && c->bounds[c->nsteps] > c->cut)
+		c->nsteps--;
+	c->hi = c->bounds[c->nsteps];
+	for (size_t i = 0; i < c->nev; i++)
+		if (c->ev[i].t0 < c->hi)
+			c->ev[k++] = c->ev[i];
+	c->nev = k;
+}
+
+int replay_collect(struct model *m, struct diagnosis *d, struct rp_collect *c,
+		   char *why, size_t whylen)
+{
+	memset(c, 0, sizeof(*c));
+	if (!m->path) {
+		snprintf(why, whylen, "the dump cannot be read a second time");
+		return -1;
+	}
+	if (choose_span(d, c) < 0) {
+		snprintf(why, whylen, "too few steady steps");
+		return -1;
+	}
+	if (read_span(m, d, c, why, whylen) < 0)
+		return -1;
+	apply_cut(c);
+	if (c->nsteps < 2 || !c->nev) {
+		snprintf(why, whylen, "too few steps in the span it could keep");
+		return -1;
+	}
+	return 0;
+}
+
+void replay_collect_release(struct rp_collect *c)
+{
+	free(c->bounds);
+	free(c->ev);
+	free(c->gr);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay_internal.h - what the replay's files share: the span of steady
+ * steps it looks at and what a second read of the dump collects there
+ * (replay_collect.c), the graph built from it (replay_graph.c), and the
+ * summary the verdict and the reports read (replay_verdict.c,
+ * replay_report.c).
+ */
+#ifndef GPUTRACE_ANALYZER_REPLAY_INTERNAL_H
+#define GPUTRACE_ANALYZER_REPLAY_INTERNAL_H
+
+#include "analyzer/diagnosis/diagnosis_internal.h"
+#include "analyzer/diagnosis/replay.h"
+
+#define RP_MAX_EVENTS (1u << 17)    /* host calls kept from the span */
+#define RP_MAX_GPU (1u << 17)       /* GPU records kept */
+#define RP_MAX_STEPS 64             /* steps replayed, at most... */
+#define RP_MIN_SPAN_NS 20000000ull  /* ...unless shorter than this */
+#define RP_MAX_SPAN_STEPS 4096
+#define RP_GOOD_ERROR 0.10          /* replay error the verdict trusts */
+#define RP_MAX_THREADS 8            /* host threads in the graph */
+#define RP_MAX_STREAMS 64           /* streams in the graph */
+
+#define RE_ASYNC 1
+#define RE_QUERY 2                  /* a query or a GPU-side wait */
+#define RE_CTX 4                    /* waits for the whole context */
+#define RE_EVENT 8                  /* waits for an event */
+
+/* One host call of the span. */
+struct rp_ev {
+	uint64_t id, t0, t1, bytes, hstream;
+	uint64_t gs, ge;                /* joined GPU records: first start,
+					   last end (host clock); 0 none */
+	uint32_t tid, gstream;
+	float fill;
+	uint8_t kind, dir, mem, flags;  /* gt_kind, gt_direction, GT_MEM_*,
+					   RE_* */
+};
+
+/* One GPU record near the span. */
+struct rp_grec {
+	uint64_t host_id, s, e;
+	uint32_t stream;
+	float fill;
+};
+
+struct rp_collect {
+	uint64_t lo, hi;                /* the span: step boundaries */
+	uint64_t *bounds;               /* nsteps + 1 */
+	uint32_t nsteps;
+	struct rp_ev *ev;
+	size_t nev, capev;
+	struct rp_grec *gr;
+	size_t ngr, capgr;
+	uint64_t cut;                   /* events from here on not kept */
+	int gpu_window;                 /* the span lies in a GPU window */
+};
+
+struct rp_summary {
+	int ran;
+	char why[200];                  /* why it did not run, or a caveat */
+	int gpu;                        /* GPU records timed the operations */
+	uint32_t steps;
+	uint64_t host_span;             /* the steps on the host */
+	uint64_t measured, base;        /* span times: recorded, replayed */
+	double error;
+	int used;                       /* the verdict came from it */
+	struct rp_fix_result fix[FIX_KINDS];
+	struct rp_graph g;
+	struct rp_times bt;             /* the unmodified replay */
+	enum rp_fix top[2];
+	size_t ntop;
+	struct rp_times ft[2];          /* the top fixes' replays */
+	struct rp_graph fg[2];
+};
+
+/* replay_collect.c: choose the span and read it; 0, or -1 with *why. */
+int replay_collect(struct model *m, struct diagnosis *d, struct rp_collect *c,
+		   char *why, size_t whylen);
+void replay_collect_release(struct rp_collect *c);
+
+/* replay_graph.c: the graph of what was collected; replay_timing.c: its
+ * latencies and waits from the recorded times. */
+struct rp_builder {
+	const struct diagnosis *d;
+	struct rp_collect *c;
+	struct rp_graph *g;
+	uint64_t *mt0, *mt1;            /* per item: recorded */
+	uint64_t *ms, *me;              /* per op: recorded or estimated */
+	uint8_t *est;                   /* per op: estimated */
+	size_t capitems, capops;
+	struct hmap sidx;               /* stream key -> index + 1 */
+	struct hmap hmap_stream;        /* host stream -> CUPTI stream + 1 */
+	uint64_t *backlog_abs;
+	size_t capstreams;
+};
+
+
+void replay_build(const struct diagnosis *d, struct rp_collect *c,
+		  struct rp_graph *g);
+void replay_timing(struct rp_builder *b);
+
+/* replay_verdict.c */
+void replay_env(const struct model *m, const struct diagnosis *d,
+		struct rp_env *e);
+
+#endif /* GPUTRACE_ANALYZER_REPLAY_INTERNAL_H */

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay_verdict.c - the what-if by replay and the verdict drawn from it.
+ *
+ * The span's graph is replayed unmodified (its error against the
+ * recorded step time is the replay's own confidence) and with each fix.
+ * When the replay ran on GPU records and its error is within
+ * RP_GOOD_ERROR, the verdict
+ * is the class of the fix with the largest simulated gain, and each
+ * replayed class's gain is that point with a band of the replay's error;
+ * a run no fix would speed up by RP_HEALTHY_GAIN keeps the rules' order.
+ * Otherwise the rules' verdict stands, and the report says why.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/model/model_internal.h"
+#include "analyzer/diagnosis/replay_internal.h"
+#include "analyzer/lib/units.h"
+#include "analyzer/lib/util.h"
+
+#define RP_MIN_GAIN 0.02            /* a fix that saves less: not listed */
+#define RP_HEALTHY_GAIN 0.10        /* no fix saves this: the rules decide */
+#define RP_BAND_MIN 0.01            /* the narrowest band around a gain */
+
+/* The host cost of the dump's graph launches, 0 none: the 10th
+ * percentile of the most launched graph (a launch into a full queue
+ * waits for room, and the median may be such a wait). */
+static uint64_t graph_launch_ns(const struct model *m)
+{
+	size_t pos = 0;
+	const struct row *r, *best = NULL;
+
+	while ((r = hmap_next(&m->rows[ROW_GRAPH], &pos)))
+		if (!best || r->calls > best->calls)
+			best = r;
+	return best && best->calls >= 10 ? hist_quantile(&best->hist, 0.10) : 0;
+}
+
+void replay_env(const struct model *m, const struct diagnosis *d,
+		struct rp_env *e)
+{
+	const struct env_facts *f = &d->env;
+
+	memset(e, 0, sizeof(*e));
+	if (d->bw.ns[0][1] && d->bw.bytes[0][1] >= (1u << 20))
+		e->pinned_gbps = (double)d->bw.bytes[0][1] / (double)d->bw.ns[0][1];
+	else if (f->pcie_gen > 0 && f->pcie_width > 0)
+		e->pinned_gbps = RP_PINNED_GBPS * f->pcie_width / 16.0 *
+				 ldexp(1.0, f->pcie_gen - 5);
+	e->graph_launch_ns = graph_launch_ns(m);
+	e->cores = f->allowed_cores > 0 ? f->allowed_cores : 1;
+	e->workers = f->children_max > 0 || f->child_cores > 0.1;
+	e->saturated = f->saturated;
+	e->launch_blocking = f->launch_blocking;
+	e->other_share = f->other_share;
+	e->mem_headroom = f->self_mem ? (double)f->gpu_mem / (double)f->self_mem : 0;
+	e->small_batch = verdict_batch(d);
+}
+
+static void top_fixes(struct rp_summary *s, const struct rp_env *e)
+{
+	for (int f = 0; f < FIX_KINDS; f++) {
+		const struct rp_fix_result *r = &s->fix[f];
+
+		if (!r->applies || r->gain < RP_MIN_GAIN)
+			continue;
+		if (s->ntop < 2 || r->gain > s->fix[s->top[1]].gain) {
+			size_t at = s->ntop < 2 ? s->ntop++ : 1;
+
+			s->top[at] = (enum rp_fix)f;
+			if (at == 1 && r->gain > s->fix[s->top[0]].gain) {
+				s->top[1] = s->top[0];
+				s->top[0] = (enum rp_fix)f;
+			}
+		}
+	}
+	for (size_t i = 0; i < s->ntop; i++) {
+		struct rp_fix_result r;
+
+		replay_fix(&s->g, e, s->top[i], s->base, &r, &s->fg[i], &s->ft[i]);
+	}
+}
+
+void replay_diagnose(struct model *m, struct diagnosis *d)
+{
+	struct rp_summary *s = xcalloc(1, sizeof(*s));
+	struct rp_collect c;
+	struct rp_env e;
+
+	d->replay = s;
+	if (replay_collect(m, d, &c, s->why, sizeof(s->why)) < 0) {
+		replay_collect_release(&c);
+		return;
+	}
+	replay_build(d, &c, &s->g);
+	replay_collect_release(&c);
+	s->steps = s->g.steps;
+	s->measured = s->g.measured;
+	s->host_span = s->g.host_span;
+	s->gpu = s->g.gpu;
+	replay_times_alloc(&s->g, &s->bt);
+	s->base = replay_run(&s->g, &s->bt);
+	s->error = s->measured ?
+		   fabs((double)s->base - (double)s->measured) / (double)s->measured : 1;
+	s->ran = 1;
+	replay_env(m, d, &e);
+	for (int f = 0; f < FIX_KINDS; f++)
+		replay_fix(&s->g, &e, (enum rp_fix)f, s->base, &s->fix[f], NULL, NULL);
+	top_fixes(s, &e);
+}
+
+/* The verdict of class cls, added (with its texts) when missing. */
+static struct verdict *verdict_of(struct model *m, struct diagnosis *d, int cls)
+{
+	for (size_t i = 0; i < d->nv; i++)
+		if ((int)d->v[i].cls == cls)
+			return &d->v[i];
+	if (d->nv == VC_KINDS)
+		return NULL;
+	d->v[d->nv] = (struct verdict){ .cls = (enum vclass)cls };
+	verdict_texts(m, d, &d->v[d->nv]);
+	return &d->v[d->nv++];
+}
+
+static double clamp01(double x)
+{
+	return x < 0 ? 0 : x > 0.99 ? 0.99 : x;
+}
+
+static void set_gain(struct verdict *v, double gain, double band)
+{
+	if (v->replayed && v->gain >= gain)
+		return;
+	v->replayed = 1;
+	v->gain = gain;
+	v->gain_lo = clamp01(gain - band);
+	v->gain_hi = clamp01(gain + band);
+}
+
+/* The best replayed fix of a class. */
+static const struct rp_fix_result *best_fix(const struct rp_summary *s, int cls)
+{
+	const struct rp_fix_result *best = NULL;
+
+	for (int f = 0; f < FIX_KINDS; f++)
+		if (s->fix[f].applies && s->fix[f].cls == cls &&
+		    (!best || s->fix[f].gain > best->gain))
+			best = &s->fix[f];
+	return best;
+}
+
+/* What the replay says, first among the evidence. */
+static void replay_evidence(struct verdict *v, const struct rp_summary *s)
+{
+	const struct rp_fix_result *r = best_fix(s, v->cls);
+	char a[UNITS_BUF], b[UNITS_BUF];
+	int batch = r && r->fix == FIX_BATCH;
+
+	if (!r)
+		return;
+	if (v->nev == VERDICT_TEXTS)
+		free(v->evidence[--v->nev]);
+	memmove(&v->evidence[1], &v->evidence[0], v->nev * sizeof(*v->evidence));
+	v->nev++;
+	v->evidence[0] = xasprintf("replayed with %s: the step%s goes from %s to %s",
+				   replay_fix_text(r), batch ? ", per sample," : "",
+				   fmt_ns(a, sizeof(a), s->base / s->steps),
+				   fmt_ns(b, sizeof(b), sat_from_double(r->span /
+					(batch ? r->k : 1) / s->steps)));
+}
+
+static double key(const struct verdict *v)
+{
+	return v->replayed ? 2 + v->gain : v->score;
+}
+
+static int by_gain(const void *a, const void *b)
+{
+	double x = key(a), y = key(b);
+
+	return x == y ? 0 : x < y ? 1 : -1;
+}
+
+void replay_verdict(struct model *m, struct diagnosis *d)
+{
+	struct rp_summary *s = d->replay;
+	double best = 0, band;
+
+	if (!s || !s->ran || !d->nv)
+		return;
+	if (!s->gpu) {
+		snprintf(s->why, sizeof(s->why), "no GPU records time the span's GPU "
+			 "work (estimated from the host side): the rules' verdict stands");
+		return;
+	}
+	if (s->error > RP_GOOD_ERROR) {
+		snprintf(s->why, sizeof(s->why), "the replay is %.0f%% off the recorded "
+			 "step time: the rules' verdict stands", 100 * s->error);
+		return;
+	}
+	band = s->error > RP_BAND_MIN ? s->error : RP_BAND_MIN;
+	for (int f = 0; f < FIX_KINDS; f++)
+		if (s->fix[f].applies && s->fix[f].gain > best)
+			best = s->fix[f].gain;
+	if (best < RP_HEALTHY_GAIN) {
+		snprintf(s->why, sizeof(s->why), "no fix saves %.0f%% in the replay: the "
+			 "rules' verdict stands", 100 * RP_HEALTHY_GAIN);
+		return;
+	}
+	for (int f = 0; f < FIX_KINDS; f++) {
+		struct verdict *v;
+
+		if (!s->fix[f].applies || s->fix[f].gain < RP_MIN_GAIN ||
+		    !(v = verdict_of(m, d, s->fix[f].cls)))
+			continue;
+		set_gain(v, s->fix[f].gain, band);
+	}
+	for (size_t i = 0; i < d->nv; i++)
+		if (d->v[i].replayed)
+			replay_evidence(&d->v[i], s);
+	qsort(d->v, d->nv, sizeof(*d->v), by_gain);
+	s->used = 1;
+}
+
+void replay_summary_release(struct diagnosis *d)
+{
+	struct rp_summary *s = d->replay;
+
+	if (!s)
+		return;
+	replay_release(&s->g);
+	replay_times_release(&s->bt);
+	for (size_t i = 0; i < s->ntop; i++) {
+		replay_release(&s->fg[i]);
+		replay_times_release(&s->ft[i]);
+	}
+	free(s);
+	d->replay = NULL;
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * steps.c - the training steps and their times.  The steps the library
+ * found from the marker the user named (GPUTRACE_STEP=nvtx:NAME or
+ * kernel:TEXT) when it wrote them, else NVTX ranges when the program marks
+ * its steps (steps_nvtx.c), else the period of the launch sequence
+ * (steps_period.c).  Step i runs from its start to the next
+ * step's start, so time between marked ranges (loading the next batch)
+ * belongs to a step.  The first steps that are much slower than the
+ * median (compilation, autotuning, allocator warm-up) are the warm-up,
+ * shown apart; the rest is the steady state: mean, p50, p99, and the
+ * steps beyond 3 standard deviations.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/passes/cost_internal.h"
+#include "analyzer/diagnosis/diagnosis_internal.h"
+#include "analyzer/model/model.h"
+#include "analyzer/lib/util.h"
+#include "gputrace/format.h"
+
+#define WARMUP_FACTOR 1.5       /* a first step this much slower: warm-up */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The q-quantile of sorted v[0..n) (nearest rank). */
+static uint64_t quantile(const uint64_t *v, size_t n, double q)
+{
+	size_t i = (size_t)ceil(q * (double)n);
+
+	return n ? v[i ? i - 1 : 0] : 0;
+}
+
+static uint64_t dur(const struct step_stats *s, size_t i)
+{
+	return s->t[i + 1] > s->t[i] ? s->t[i + 1] - s->t[i] : 0;
+}
+
+static size_t find_warmup(const struct step_stats *s, size_t n)
+{
+	uint64_t *v = xmalloc(n * sizeof(*v)), med;
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = dur(s, i);
+	qsort(v, n, sizeof(*v), cmp_u64);
+	med = quantile(v, n, 0.5);
+	free(v);
+	while (w < n / 2 && (double)dur(s, w) > WARMUP_FACTOR * (double)med)
+		w++;
+	return w;
+}
+
+static void outliers(struct step_stats *s, size_t n)
+{
+	double dev[ARRAY_SIZE(s->outlier_idx)] = { 0 };
+
+	for (size_t i = s->warmup; i < n; i++) {
+		double x = fabs((double)dur(s, i) - (double)s->mean);
+		size_t k;
+
+		if (!s->stddev || x <= 3.0 * (double)s->stddev)
+			continue;
+		s->outliers++;
+		for (k = ARRAY_SIZE(dev); k > 0 && x > dev[k - 1]; k--)
+			;
+		if (k == ARRAY_SIZE(dev))
+			continue;
+		memmove(&dev[k + 1], &dev[k], (ARRAY_SIZE(dev) - k - 1) * sizeof(*dev));
+		memmove(&s->outlier_idx[k + 1], &s->outlier_idx[k],
+			(ARRAY_SIZE(dev) - k - 1) * sizeof(*s->outlier_idx));
+		dev[k] = x;
+		s->outlier_idx[k] = i;
+	}
+}
+
+static void stats(struct step_stats *s)
+{
+	size_t n = s->nt - 1, m;
+	uint64_t *v;
+	double sum = 0, sq = 0;
+
+	s->warmup = find_warmup(s, n);
+	m = n - s->warmup;
+	v = xmalloc(m * sizeof(*v));
+	for (size_t i = 0; i < m; i++) {
+		v[i] = dur(s, s->warmup + i);
+		sum += (double)v[i];
+	}
+	s->mean = sat_from_double(sum / (double)m);
+	for (size_t i = 0; i < m; i++)
+		sq += ((double)v[i] - (double)s->mean) * ((double)v[i] - (double)s->mean);
+	s->stddev = sat_from_double(sqrt(sq / (double)m));
+	qsort(v, m, sizeof(*v), cmp_u64);
+	s->p50 = quantile(v, m, 0.50);
+	s->p99 = quantile(v, m, 0.99);
+	s->min = v[0];
+	s->max = v[m - 1];
+	free(v);
+	sum = 0;
+	for (size_t i = 0; i < s->warmup; i++)
+		sum += (double)dur(s, i);
+	s->warm_mean = s->warmup ? sat_from_double(sum / (double)s->warmup) : 0;
+	outliers(s, n);
+}
+
+/*
+ * The steps the library marked where GPUTRACE_STEP told it to: the user's
+ * word wins over any guess.  The longest run of boundaries with no gap in
+ * their numbers.
+ */
+static int marker_pick(const struct model *m, struct step_stats *s)
+{
+	const struct cost_stats *c = m->cost;
+	size_t run = 0, len = 0, at = 0;
+
+	if (!c || (c->source != GT_STEPS_NVTX && c->source != GT_STEPS_KERNEL))
+		return 0;
+	for (size_t i = 0; i < c->nb; i++) {
+		run = i && c->cont[i] ? run + 1 : 1;
+		if (run > len)
+			len = run, at = i + 1 - run;
+	}
+	if (len < 3)
+		return 0;
+	s->capped = c->capped || len > DIAG_MAX_STEPS;
+	len = len > DIAG_MAX_STEPS ? DIAG_MAX_STEPS : len;
+	s->t = xmalloc(len * sizeof(*s->t));
+	memcpy(s->t, c->b + at, len * sizeof(*s->t));
+	s->nt = len;
+	s->source = c->source == GT_STEPS_NVTX ? STEPS_NVTX : STEPS_PATTERN;
+	s->name = xstrdup(c->source == GT_STEPS_NVTX ?
+			  "NVTX range GPUTRACE_STEP names" :
+			  "kernel GPUTRACE_STEP names");
+	return 1;
+}
+
+void steps_finish(struct model *m, struct diagnosis *d)
+{
+	struct step_stats *s = &d->steps;
+
+	if (!marker_pick(m, s) && !steps_nvtx_pick(d, s) && !steps_period_pick(d, s))
+		return;
+	if (s->nt < 3) {                /* fewer than two steps: no statistics */
+		steps_release(s);
+		return;
+	}
+	stats(s);
+}
+
+void steps_release(struct step_stats *s)
+{
+	free(s->t);
+	free(s->name);
+	memset(s, 0, sizeof(*s));
+}

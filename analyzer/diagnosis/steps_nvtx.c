@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * steps_nvtx.c - training steps the program marks with NVTX: pushed
+ * ranges at the top level of their thread (or one level down), by name,
+ * with the time of each.  Framework ranges (emit_nvtx's "aten::mm",
+ * NCCL's own) are not steps.  The step range is the repeated name that
+ * covers the most time; when that name repeats only a few times and a
+ * name nested in it repeats far more (epochs around steps), the nested
+ * one is taken.  Started/ended ranges (nvtxRangeStart) are not used.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyzer/diagnosis/diagnosis_internal.h"
+#include "analyzer/lib/util.h"
+
+enum { A_MSG = 0, A_DOMAIN = 1 };  /* GT_KIND_NVTX arguments (format.h) */
+
+#define MIN_STEPS 3
+#define CAND_SPANS (1u << 18)       /* range instances kept, all names */
+
+static struct nvtx_cand *cand_of(struct diagnosis *d, const struct dump_reader *r,
+				 const struct dump_event *ev, uint32_t depth)
+{
+	uint64_t msg = ev->arg[A_MSG];
+	const char *name = msg && msg <= UINT32_MAX ? dump_string(r, (uint32_t)msg)
+						    : NULL;
+	struct nvtx_cand *c;
+	char *key;
+
+	if (!name || !*name || strstr(name, "::") || !strncasecmp(name, "nccl", 4))
+		return NULL;
+	key = xasprintf("%llu\037%s", (unsigned long long)ev->arg[A_DOMAIN], name);
+	c = hmap_get_str(&d->cands, key);
+	if (c) {
+		free(key);
+		if (depth < c->depth)
+			c->depth = depth;
+		return c;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->key = key;
+	c->name = xstrdup(name);
+	c->depth = depth;
+	hmap_put_str(&d->cands, key, c);
+	return c;
+}
+
+static struct nvtx_thread *nvtx_thread_of(struct diagnosis *d,
+					  const struct dump_event *ev)
+{
+	uint64_t key = (uint64_t)ev->tid << 32 | (ev->arg[A_DOMAIN] & 0xffffffffu);
+	struct nvtx_thread *t = hmap_get_int(&d->nvtx_threads, key);
+
+	if (!t) {
+		t = xcalloc(1, sizeof(*t));
+		hmap_put_int(&d->nvtx_threads, key, t);
+	}
+	return t;
+}
+
+static void close_range(struct diagnosis *d, struct nvtx_cand *c,
+			uint64_t t0, uint64_t t1)
+{
+	struct span_list *l = &c->spans;
+
+	c->count++;
+	c->total_ns += t1 > t0 ? t1 - t0 : 0;
+	if (d->cand_budget >= CAND_SPANS || t1 <= t0)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 2;   /* most names: a range or two */
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = (struct span){ t0, t1 };
+	d->cand_budget++;
+}
+
+void steps_nvtx_event(struct diagnosis *d, const struct dump_reader *r,
+		      const struct dump_event *ev)
+{
+	struct nvtx_thread *t;
+
+	if (ev->op->direction != GT_NVTX_PUSH && ev->op->direction != GT_NVTX_POP)
+		return;
+	t = nvtx_thread_of(d, ev);
+	if (ev->op->direction == GT_NVTX_PUSH) {
+		if (t->depth < ARRAY_SIZE(t->v))
+			t->v[t->depth] = (struct nvtx_open_range){
+				t->depth <= 1 ? cand_of(d, r, ev, t->depth) : NULL,
+				ev->t0 };
+		t->depth++;
+		return;
+	}
+	if (!t->depth)
+		return;
+	t->depth--;
+	if (t->depth < ARRAY_SIZE(t->v) && t->v[t->depth].cand)
+		close_range(d, t->v[t->depth].cand, t->v[t->depth].t0, ev->t0);
+}
+
+/* The best candidate at a depth: repeated, the most time. */
+static struct nvtx_cand *best_at(const struct diagnosis *d, uint32_t depth)
+{
+	struct nvtx_cand *c, *best = NULL;
+	size_t pos = 0;
+
+	while ((c = hmap_next(&d->cands, &pos))) {
+		if (c->depth != depth || c->spans.n < MIN_STEPS)
+			continue;
+		if (!best || c->total_ns > best->total_ns ||
+		    (c->total_ns == best->total_ns && strcmp(c->key, best->key) < 0))
+			best = c;
+	}
+	return best;
+}
+
+static int by_t0(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+int steps_nvtx_pick(struct diagnosis *d, struct step_stats *s)
+{
+	struct nvtx_cand *c = best_at(d, 0), *inner = best_at(d, 1);
+
+	if (!c || (inner && c->count < 10 && inner->count >= 3 * c->count &&
+		   2 * inner->total_ns >= c->total_ns))
+		c = inner;
+	if (!c)
+		return 0;
+	qsort(c->spans.v, c->spans.n, sizeof(*c->spans.v), by_t0);
+	s->t = xmalloc((c->spans.n + 1) * sizeof(*s->t));
+	for (size_t i = 0; i < c->spans.n; i++)
+		s->t[i] = c->spans.v[i].t0;
+	s->t[c->spans.n] = c->spans.v[c->spans.n - 1].t1;
+	s->nt = c->spans.n + 1;
+	s->source = STEPS_NVTX;
+	s->name = xasprintf("NVTX range \"%s\"", c->name);
+	return 1;
+}
+
+void steps_nvtx_release(struct diagnosis *d)
+{
+	struct nvtx_cand *c;
+	size_t pos = 0;
+	void *t;
+
+	while ((c = hmap_next(&d->cands, &pos))) {
+		free(c->key);
+		free(c->name);
+		span_release(&c->spans);
+		free(c);
+	}
+	hmap_release(&d->cands);
+	pos = 0;
+	while ((t = hmap_next(&d->nvtx_threads, &pos)))
+		free(t);
+	hmap_release(&d->nvtx_threads);
+}

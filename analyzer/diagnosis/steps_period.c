@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * steps_period.c - training steps from the launch sequence alone.
+ *
+ * A training loop launches the same kernels, copies and memsets in the
+ * same order every step.  Each launching thread (up to PERIOD_THREADS)
+ * keeps its last PERIOD_WINDOW tokens (the kernel's function, or the
+ * op of a copy, memset or graph launch) in a ring.  Every CHECK_EVERY
+ * tokens, the prefix function of the reversed window gives, in O(window),
+ * the smallest period of every suffix; the period of the longest suffix
+ * that covers at least half the window and repeats three times or more is
+ * the step length.  Once two checks in a row (or the last) agree on one,
+ * the step's anchor is chosen: a call that, with the few calls before
+ * it, occurs once per period, the one after the longest pause (usually
+ * the first launch of a step).  A period made of near copies of a shorter
+ * one that take alike times (a kernel that differs every other step) is
+ * that many steps, and the anchor comes once per step.  Its occurrences
+ * in the ring, and every later one, are the step boundaries.  A pattern
+ * of a few steps that stops gives way to the next (takes).  Memory: the
+ * rings, and one time per step.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/diagnosis/diagnosis_internal.h"
+#include "gputrace/period.h"
+#include "analyzer/lib/util.h"
+
+#define CHECK_EVERY 1024
+#define MIN_LOOK 24             /* the fewest calls looked at, when fewer */
+
+/* The token at chronological position i (0 = oldest kept). */
+static size_t ring_pos(const struct period_det *p, size_t i)
+{
+	uint64_t first = p->seen > PERIOD_WINDOW ? p->seen - PERIOD_WINDOW : 0;
+
+	return (size_t)((first + i) % PERIOD_WINDOW);
+}
+
+static size_t ring_len(const struct period_det *p)
+{
+	return p->seen < PERIOD_WINDOW ? (size_t)p->seen : PERIOD_WINDOW;
+}
+
+uint32_t steps_suffix_period(const uint32_t *tok, size_t n, int32_t *pi)
+{
+	return gt_suffix_period(tok, n, pi);
+}
+
+static void add_bound(struct period_det *p, uint64_t t, uint64_t prev)
+{
+	if (p->nb == DIAG_MAX_STEPS) {
+		p->capped = 1;
+		return;
+	}
+	if (p->nb == p->capb) {
+		p->capb = p->capb ? p->capb * 2 : 256;
+		p->bounds = xrealloc(p->bounds, p->capb * sizeof(*p->bounds));
+		p->ends = xrealloc(p->ends, p->capb * sizeof(*p->ends));
+	}
+	p->ends[p->nb] = prev;
+	p->bounds[p->nb++] = t;
+}
+
+/* The time of the call before chronological position i (i's own if none). */
+static uint64_t call_before(const struct period_det *p, size_t i)
+{
+	return p->t[ring_pos(p, i ? i - 1 : i)];
+}
+
+#define MAX_GRAM 8
+
+/* Hash of the w tokens ending at chronological position end. */
+static uint64_t gram(const struct period_det *p, size_t end, uint32_t w)
+{
+	uint64_t h = GT_GRAM_SEED;
+
+	for (uint32_t k = 0; k < w; k++)
+		h = gt_gram_step(h, p->tok[ring_pos(p, end - k)]);
+	return h;
+}
+
+/*
+ * The call that starts a step: among the last `period` calls, one whose
+ * w calls up to it (w = 1, 2, ... MAX_GRAM: a kernel may run several times
+ * a step, the calls before it tell which time) occur once per step of sub
+ * calls, at the same place in each; of those, the one after the longest
+ * pauses (gt_anchor_pick_sub).  Its position in the ring, or -1.
+ */
+static long choose_anchor(const struct period_det *p, uint32_t period,
+			  uint32_t sub, size_t skip, uint64_t *anchor, uint32_t *anchor_w)
+{
+	size_t len = ring_len(p) - skip, first = len - period;
+	uint64_t *h = xmalloc(3 * period * sizeof(*h)), *gap = h + period;
+	long at = -1;
+
+	for (uint32_t w = 1; w <= MAX_GRAM && w <= first + 1 && at < 0; w++) {
+		for (size_t i = 0; i < period; i++) {
+			size_t c = first + i;
+
+			h[i] = gram(p, c, w);
+			gap[i] = c ? p->t[ring_pos(p, c)] - p->t[ring_pos(p, c - 1)] : 0;
+		}
+		at = gt_anchor_pick_sub(h, gap, period, sub, gap + period);
+		if (at >= 0) {
+			*anchor = h[at];
+			*anchor_w = w;
+		}
+	}
+	free(h);
+	return at >= 0 ? (long)first + at : -1;
+}
+
+#define EVEN_OF 8               /* periods whose steps are compared */
+
+/* gt_even_steps over the last EVEN_OF periods before ring position c. */
+static int even_steps(const struct period_det *p, uint32_t period,
+		      uint32_t sub, size_t c)
+{
+	size_t blocks = c / period < EVEN_OF ? c / period : EVEN_OF;
+	size_t from = c - blocks * period;
+	uint64_t *t = xmalloc((blocks * period + 1) * sizeof(*t));
+	int even;
+
+	for (size_t i = 0; i < blocks * period; i++)
+		t[i] = p->t[ring_pos(p, from + i)];
+	even = gt_even_steps(t, period, sub, blocks);
+	free(t);
+	return even;
+}
+
+/* A step starts at chronological position i: its bound. */
+static void bound_at(struct period_det *p, size_t i)
+{
+	add_bound(p, p->t[ring_pos(p, i)], call_before(p, i));
+	p->last_at = p->seen - ring_len(p) + i + 1;
+}
+
+/*
+ * The steps, once a period is found: a step of sub calls when the period
+ * is made of such steps (gt_sub_period) that take alike times, else the
+ * whole period.  The anchor's occurrences in the ring after the last
+ * step of a pattern before are the steps found so far.
+ */
+static void establish(struct period_det *p, uint32_t period, uint32_t sub,
+		      size_t skip)
+{
+	size_t len = ring_len(p);
+	uint64_t h = 0, first = p->seen - len;
+	uint32_t w = 0;
+	long c = sub < period ? choose_anchor(p, period, sub, skip, &h, &w) : -1;
+
+	if (c >= 0 && even_steps(p, period, sub, (size_t)c))
+		period = sub;
+	else if (choose_anchor(p, period, period, skip, &h, &w) < 0)
+		return;
+	p->period = period;
+	p->anchor = h;
+	p->anchor_w = w;
+	p->pattern_nb = p->nb;
+	for (size_t i = w - 1; i < len; i++)
+		if (first + i + 1 > p->last_at && gram(p, i, w) == h)
+			bound_at(p, i);
+}
+
+/*
+ * The period of the newest calls: the newest may not be a whole step yet
+ * (or the program's last words), so look past a few of them; and the loop
+ * may have begun only lately (a long warm-up before it), so look at fewer
+ * calls.  *skip gets the calls looked past.
+ */
+static uint32_t newest_period(const uint32_t *rev, size_t len, int32_t *pi,
+			      size_t *skip, size_t *n, int fewer)
+{
+	static const size_t skips[] = { 0, 1, 2, 4, 8, 16 };
+	uint32_t period;
+
+	for (size_t k = 0; k < ARRAY_SIZE(skips) && skips[k] < len; k++) {
+		*skip = skips[k];
+		for (*n = len - *skip; *n; *n = fewer && *n >= 2 * MIN_LOOK ? *n / 2 : 0)
+			if ((period = steps_suffix_period(rev + *skip, *n, pi)))
+				return period;
+	}
+	return 0;
+}
+
+#define FEW_STEPS 8             /* a pattern this short may give way */
+
+/*
+ * Whether a period found in the newest calls (of which the newest
+ * `newest` repeat it) is taken: the first one; or, when a pattern of a
+ * few steps came first (a step run eagerly before it is captured in a
+ * CUDA graph) and none of its steps began in those newest calls, the one
+ * that followed it.
+ */
+static int takes(const struct period_det *p, uint32_t period, uint32_t sub,
+		 uint64_t newest)
+{
+	if (!p->period)
+		return 1;
+	if (period == p->period || sub == p->period)
+		return 0;
+	return p->nb - p->pattern_nb < FEW_STEPS && p->last_at + newest <= p->seen;
+}
+
+/*
+ * The newest calls as check() sees them, the newest first: all of them,
+ * or the first n (those gt_sub_period reads).
+ */
+static uint32_t *reversed(const struct period_det *p, size_t len, size_t n)
+{
+	uint32_t *rev = xmalloc((n ? n : 1) * sizeof(*rev));
+
+	for (size_t i = 0; i < n; i++)
+		rev[i] = p->tok[ring_pos(p, len - 1 - i)];
+	return rev;
+}
+
+/* The newest calls that repeat the call tp before, counted anew. */
+static uint64_t run_of(const struct period_det *p, size_t len, uint32_t tp)
+{
+	uint64_t run = 0;
+
+	while (run + tp < len &&
+	       p->tok[ring_pos(p, len - 1 - run)] == p->tok[ring_pos(p, len - 1 - run - tp)])
+		run++;
+	return run;
+}
+
+/*
+ * The smallest period of the whole ring when it repeats the last full
+ * check's period tp three times or more (run covers it): the smallest
+ * divisor of tp that the calls repeat at.  That is what the prefix
+ * function finds over the whole ring, in O(tp) instead of O(ring).
+ * 0 when the ring does not repeat tp.
+ */
+static uint32_t ring_period(const struct period_det *p, size_t len)
+{
+	uint32_t tp = p->tp;
+
+	if (!tp || 3 * (size_t)tp > len || p->run + tp < len)
+		return 0;
+	for (uint32_t d = 1; d < tp; d++) {
+		size_t i = 0;
+
+		if (tp % d)
+			continue;
+		while (i < tp && p->tok[ring_pos(p, i)] == p->tok[ring_pos(p, i + d)])
+			i++;
+		if (i == tp)
+			return d;
+	}
+	return tp;
+}
+
+/* The period of the newest calls (newest_period) and its sub period. */
+static uint32_t newest_of(struct period_det *p, int last, size_t *skip,
+			  size_t *n, uint32_t *sub)
+{
+	size_t len = ring_len(p);
+	uint32_t period = ring_period(p, len), *rev;
+	int32_t *pi;
+
+	if (period) {
+		*skip = 0;
+		*n = len;
+		rev = reversed(p, len, 2 * (size_t)period);
+		*sub = gt_sub_period(rev, period);
+		free(rev);
+		return period;
+	}
+	rev = reversed(p, len, len);
+	pi = xmalloc(len * sizeof(*pi));
+	period = newest_period(rev, len, pi, skip, n, last);
+	*sub = period ? gt_sub_period(rev + *skip, period) : 0;
+	free(rev);
+	free(pi);
+	if (period && period != p->tp) {
+		p->tp = period;
+		p->run = run_of(p, len, period);
+	}
+	return period;
+}
+
+/*
+ * A period is taken once two checks in a row found it (the first checks
+ * may see only the start of a step: a block of a deep model repeats), or
+ * at the last check, which also looks at fewer of the newest calls.
+ */
+static void check(struct period_det *p, int last)
+{
+	size_t skip = 0, n = 0;
+	uint32_t sub, period = newest_of(p, last, &skip, &n, &sub);
+
+	p->checks++;
+	if (period && (period == p->cand || last) && takes(p, period, sub, skip + n / 2))
+		establish(p, period, sub, skip);
+	else if (period && (period == p->period || sub == p->period))
+		p->agree++;
+	p->cand = period;
+}
+
+static struct period_det *det_of(struct diagnosis *d, uint32_t tid)
+{
+	if (d->last_det < d->ndet && d->det[d->last_det].tid == tid)
+		return &d->det[d->last_det];
+	for (size_t i = 0; i < d->ndet; i++)
+		if (d->det[i].tid == tid) {
+			d->last_det = i;
+			return &d->det[i];
+		}
+	if (d->ndet == PERIOD_THREADS)
+		return NULL;
+	d->det[d->ndet] = (struct period_det){ .tid = tid };
+	d->det[d->ndet].tok = xmalloc(PERIOD_WINDOW * sizeof(uint32_t));
+	d->det[d->ndet].t = xmalloc(PERIOD_WINDOW * sizeof(uint64_t));
+	return &d->det[d->ndet++];
+}
+
+void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
+			uint64_t t)
+{
+	struct period_det *p = det_of(d, tid);
+	size_t at;
+
+	if (!p)
+		return;
+	at = (size_t)(p->seen % PERIOD_WINDOW);
+	p->tok[at] = tok;
+	p->t[at] = t;
+	if (p->tp && p->seen >= p->tp &&
+	    p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok)
+		p->run++;
+	else
+		p->run = 0;
+	p->seen++;
+	if (p->period && ring_len(p) >= p->anchor_w &&
+	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)
+		bound_at(p, ring_len(p) - 1);
+	if (p->seen % CHECK_EVERY == 0)
+		check(p, 0);
+}
+
+static uint64_t median_of(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), gt_cmp_u64);
+	return v[n / 2];
+}
+
+static int is_pause(const uint64_t *b, size_t i, uint64_t med)
+{
+	return b[i + 1] - b[i] > 4 * med && b[i + 1] - b[i] >= 100000;
+}
+
+/*
+ * Whether the steps between the pauses are steps of their own: their
+ * calls (from the anchor to the last call before the next one) take
+ * longer than the gap to the next step.  A DataLoader whose workers,
+ * started together, deliver batches in pairs makes every other step
+ * wait, but each step still runs a whole batch; a kernel launched k
+ * times in a row has no calls of its own between the launches.
+ */
+static int own_steps(const uint64_t *b, const uint64_t *e, size_t nd,
+		     uint64_t med)
+{
+	uint64_t *busy = xmalloc(2 * nd * sizeof(*busy)), *gap = busy + nd;
+	size_t k = 0;
+	int own;
+
+	for (size_t i = 0; i < nd; i++) {
+		if (is_pause(b, i, med))
+			continue;
+		busy[k] = e[i + 1] > b[i] ? e[i + 1] - b[i] : 0;
+		gap[k++] = b[i + 1] > e[i + 1] ? b[i + 1] - e[i + 1] : 0;
+	}
+	own = k && median_of(busy, k) > median_of(gap, k);
+	free(busy);
+	return own;
+}
+
+/*
+ * A loop that launches the same kernel k times and then pauses (loads
+ * data, sleeps) repeats every launch by tokens, but its step is the k
+ * launches and the pause.  When pauses far longer than the median come
+ * regularly every q > 1 anchors, and the anchors between them are not
+ * steps of their own (own_steps), the steps start after each pause.
+ * e[i] is the call before anchor i.  Returns the new number of
+ * boundaries (written over b), or n.
+ */
+static size_t merge_pauses(uint64_t *b, const uint64_t *e, size_t n,
+			   uint32_t *q_out)
+{
+	size_t nd = n - 1, nlong = 0, last = SIZE_MAX, same = 0, gaps = 0, out = 0;
+	uint64_t *d = xmalloc(nd * sizeof(*d)), med, q = 0;
+
+	for (size_t i = 0; i < nd; i++)
+		d[i] = b[i + 1] - b[i];
+	med = median_of(d, nd);
+	free(d);
+	for (size_t i = 0; i < nd; i++) {
+		if (!is_pause(b, i, med))
+			continue;
+		nlong++;
+		if (last != SIZE_MAX) {
+			gaps++;
+			if (!q)
+				q = i - last;
+			same += i - last == q;
+		}
+		last = i;
+	}
+	if (nlong < 3 || q < 2 || 10 * same < 7 * gaps || own_steps(b, e, nd, med))
+		return n;
+	for (size_t i = 0; i < nd; i++)
+		if (is_pause(b, i, med))
+			b[out++] = b[i + 1];
+	*q_out = (uint32_t)q;
+	return out;
+}
+
+/* The median step of p's boundaries once pauses are merged (in b). */
+static uint64_t median_step(const struct period_det *p, uint64_t *b, size_t *n,
+			    uint32_t *q)
+{
+	uint64_t *v, med;
+
+	memcpy(b, p->bounds, p->nb * sizeof(*b));
+	*q = 1;
+	*n = merge_pauses(b, p->ends, p->nb, q);
+	if (*n < 3)
+		return 0;
+	v = xmalloc((*n - 1) * sizeof(*v));
+	for (size_t i = 0; i + 1 < *n; i++)
+		v[i] = b[i + 1] - b[i];
+	med = median_of(v, *n - 1);
+	free(v);
+	return med;
+}
+
+static uint64_t span_of(const struct period_det *p)
+{
+	return p->nb ? p->bounds[p->nb - 1] - p->bounds[0] : 0;
+}
+
+/*
+ * The thread whose steps are the outer loop: among those that made a
+ * tenth of the calls or more, and whose steps span half the time of the
+ * longest-lasting steps or more (not a pattern that stopped: autograd's
+ * thread once the step is a CUDA graph), the one with the longest median
+ * step (the autograd thread repeats every backward pass, the main thread
+ * every batch).
+ */
+int steps_period_pick(struct diagnosis *d, struct step_stats *s)
+{
+	struct period_det *best = NULL;
+	uint64_t most = 0, best_med = 0, longest = 0;
+	uint32_t q = 1;
+
+	for (size_t i = 0; i < d->ndet; i++) {
+		check(&d->det[i], 1);       /* the last check */
+		if (d->det[i].seen > most)
+			most = d->det[i].seen;
+		if (span_of(&d->det[i]) > longest)
+			longest = span_of(&d->det[i]);
+	}
+	for (size_t i = 0; i < d->ndet; i++) {
+		struct period_det *p = &d->det[i];
+		uint64_t *b, med;
+		size_t n;
+		uint32_t pq;
+
+		if (p->nb < 3 || 10 * p->seen < most || 2 * span_of(p) < longest)
+			continue;
+		b = xmalloc(p->nb * sizeof(*b));
+		med = median_step(p, b, &n, &pq);
+		if (med > best_med) {
+			free(s->t);
+			s->t = b;
+			s->nt = n;
+			best = p, best_med = med, q = pq;
+		} else {
+			free(b);
+		}
+	}
+	if (!best)
+		return 0;
+	s->period = best->period * q;
+	s->capped = best->capped;
+	s->source = STEPS_PATTERN;
+	s->name = xasprintf("launch pattern: %u GPU calls per step on thread %u",
+			    s->period, best->tid);
+	return 1;
+}
+
+void steps_period_release(struct diagnosis *d)
+{
+	for (size_t i = 0; i < d->ndet; i++) {
+		free(d->det[i].tok);
+		free(d->det[i].t);
+		free(d->det[i].bounds);
+		free(d->det[i].ends);
+	}
+	d->ndet = 0;
+}

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verdict_text.c - the evidence behind each class, with its numbers, and
+ * the change to make, in the framework's terms (PyTorch's DataLoader,
+ * pin_memory/non_blocking, CUDA graphs and torch.compile, .item(), DDP
+ * and NCCL settings).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analyzer/diagnosis/diagnosis_internal.h"
+#include "analyzer/passes/env.h"
+#include "analyzer/passes/gpu.h"
+#include "analyzer/passes/memory.h"
+#include "analyzer/lib/units.h"
+#include "analyzer/lib/util.h"
+
+struct ctx {
+	const struct model *m;
+	const struct diagnosis *d;
+	struct verdict *v;
+	double T;                   /* steady-state time (GPU) or host time */
+	int gpu;
+	const char *site;           /* the top sync bubble's call site */
+};
+
+static double share(const struct ctx *c, uint64_t ns)
+{
+	return c->T > 0 ? (double)ns / c->T : 0;
+}
+
+/* "12.3 ms per step" when steps are known, else "" */
+static const char *per_step(const struct ctx *c, uint64_t ns, char *buf)
+{
+	char t[UNITS_BUF];
+
+	buf[0] = 0;
+	if (c->d->steps.mean && c->T > 0)
+		snprintf(buf, 64, ", %s per step",
+			 fmt_ns(t, sizeof(t), sat_from_double(share(c, ns) *
+					      (double)c->d->steps.mean)));
+	return buf;
+}
+
+#define CHANGE(...) snprintf(c->v->change, sizeof(c->v->change), __VA_ARGS__)
+#define EV(...) verdict_add_text(c->v, 0, __VA_ARGS__)
+#define ADV(...) verdict_add_text(c->v, 1, __VA_ARGS__)
+
+static void outside_evidence(struct ctx *c)
+{
+	const struct env_facts *e = &c->d->env;
+	uint64_t cpu, loader, io, other;
+	char b[64];
+
+	if (c->gpu) {
+		const uint64_t *x = c->d->steady.cause;
+
+		cpu = x[IC_CPU], loader = x[IC_LOADER], io = x[IC_IO], other = x[IC_OUTSIDE];
+	} else {
+		const uint64_t *x = c->d->host.outside;
+
+		cpu = x[0], loader = x[1], io = x[2], other = x[3];
+	}
+	EV("%s outside CUDA%s: CPU-bound in this process %.0f%%, waiting on "
+	   "DataLoader workers %.0f%%, I/O wait %.0f%%, other %.0f%%",
+	   c->gpu ? "GPU idle while the host was" : "host",
+	   per_step(c, cpu + loader + io + other, b), 100 * share(c, cpu),
+	   100 * share(c, loader), 100 * share(c, io), 100 * share(c, other));
+	if (e->have_cpu)
+		EV("CPU: this process %.2f cores, its child processes %.2f cores "
+		   "(%llu alive at most), of %.0f it may use%s", e->proc_cores,
+		   e->child_cores, (unsigned long long)e->children_max,
+		   e->allowed_cores, e->saturated ? ": saturated" : "");
+	else
+		EV("no CPU samples (GPUTRACE_SAMPLE_MS=0): data loading cannot be "
+		   "told from other host work");
+}
+
+static void data_texts(struct ctx *c)
+{
+	const struct env_facts *e = &c->d->env;
+	int workers = e->children_max > 0 || e->child_cores > 0.1;
+	int k = e->allowed_cores > 32 ? 16		/* also a corrupt huge count */
+	      : e->allowed_cores > 2 ? (int)(e->allowed_cores / 2) : 2;
+
+	outside_evidence(c);
+	if (workers)
+		CHANGE("more DataLoader workers (now %llu), prefetch_factor",
+		       (unsigned long long)e->children_max);
+	else
+		CHANGE("load batches in DataLoader workers (num_workers=%d, "
+		       "persistent_workers=True)", k > 16 ? 16 : k);
+	if (!workers)
+		ADV("load batches in worker processes: DataLoader(num_workers=%d, "
+		    "persistent_workers=True, pin_memory=True, prefetch_factor=2); "
+		    "start near the physical cores and measure the knee", k > 16 ? 16 : k);
+	else
+		ADV("the workers do not keep up: raise num_workers (now %llu "
+		    "processes), persistent_workers=True, prefetch_factor=4; "
+		    "too many workers cost memory and context switches",
+		    (unsigned long long)e->children_max);
+	if (c->gpu ? c->d->steady.cause[IC_IO] : c->d->host.outside[2])
+		ADV("I/O wait: copy the dataset to local disk or memory, read "
+		    "larger files (WebDataset, LMDB), check iostat -x");
+	if (c->gpu ? c->d->steady.cause[IC_OUTSIDE] : c->d->host.outside[3])
+		ADV("time outside CUDA with the CPU idle (sleep, lock, network, an "
+		    "RL environment) can be normal: judge by end-to-end throughput");
+}
+
+static void cpu_texts(struct ctx *c)
+{
+	outside_evidence(c);
+	CHANGE("move augmentation to the GPU, or give the job more CPUs");
+	ADV("move simple augmentation (normalize, flip, crop) to the GPU "
+	    "(torchvision.transforms.v2 on CUDA tensors, kornia, DALI); keep heavy "
+	    "augmentation (RandAugment, MixUp) in the workers; measure each "
+	    "transform's cost first");
+	ADV("decode once and cache preprocessed samples, or give the job more "
+	    "CPUs (it may use %.0f)", c->d->env.allowed_cores);
+}
+
+static void findings_evidence(struct ctx *c, int *pageable, int *waited)
+{
+	struct finding f[FIND_KINDS];
+	int n = memory_findings(c->m, f);
+
+	for (int i = 0; i < n; i++) {
+		char b[UNITS_BUF], t[UNITS_BUF];
+
+		EV("%s: %llu call%s, %s, %s of host time", f[i].id,
+		   (unsigned long long)f[i].calls, plural(f[i].calls, "", "s"),
+		   fmt_bytes(b, sizeof(b), f[i].bytes),
+		   fmt_ns(t, sizeof(t), f[i].ns));
+		*pageable |= f[i].kind == FIND_PAGEABLE || f[i].kind == FIND_STAGED;
+		*waited |= f[i].kind == FIND_SYNC_PINNED;
+		if (f[i].kind == FIND_STEADY_ALLOC)
+			ADV("pinned allocations after start-up: allocate pinned "
+			    "buffers once and reuse them");
+	}
+}
+
+/* The batch is small: the evidence and the change. */
+static void batch_texts(struct ctx *c)
+{
+	const struct diagnosis *d = c->d;
+	const struct env_facts *e = &d->env;
+	double low = verdict_lowfill(d);
+	char b[64], m1[UNITS_BUF], m2[UNITS_BUF];
+
+	if (c->gpu)
+		EV("GPU idle between short kernels%s: %.0f%% (launching %.0f%%), GPU "
+		   "busy %.1f%%", per_step(c, d->steady.cause[IC_LAUNCH] +
+				      d->steady.cause[IC_LATENCY], b),
+		   100 * share(c, d->steady.cause[IC_LAUNCH] + d->steady.cause[IC_LATENCY]),
+		   100 * share(c, d->steady.cause[IC_LAUNCH]),
+		   100 * share(c, d->steady.busy_ns));
+	if (low >= 0.3 && e->sm_count)
+		EV("%.0f%% of kernel time is in kernels whose grids fill under half "
+		   "of the %d SMs", 100 * low, e->sm_count);
+	if (!c->gpu && verdict_lowfill_launches(d) >= 0.3 && e->sm_count)
+		EV("host launching %.0f%% of the time; %.0f%% of the launches have "
+		   "grids that fill under half of the %d SMs (GPU side unknown)",
+		   100 * share(c, d->host.state[HC_FEED]),
+		   100 * verdict_lowfill_launches(d), e->sm_count);
+	if (verdict_opt_share(d) >= 0.15)
+		EV("the optimizer's kernels take %.0f%% of the GPU time: each step "
+		   "does little work besides updating the weights",
+		   100 * verdict_opt_share(d));
+	if (e->gpu_mem && e->self_mem)
+		EV("GPU memory used %s of %s", fmt_bytes(m1, sizeof(m1), e->self_mem),
+		   fmt_bytes(m2, sizeof(m2), e->gpu_mem));
+	ADV("raise the batch size until GPU memory is 80-90%% used; if the batch "
+	    "must stay small, keep the effective batch with gradient accumulation "
+	    "and cut launch overhead with CUDA graphs");
+}
+
+static void memory_texts(struct ctx *c)
+{
+	const struct diagnosis *d = c->d;
+	const struct breakdown *s = &d->steady;
+	double batch = verdict_batch(d);
+	uint64_t copies = s->cause[IC_COPY] + s->sync_kind[SK_UPLOAD];
+	int pageable = 0, waited = 0, batch_first;
+	char b[64];
+
+	if (c->gpu)
+		batch_first = batch >= 0.3 &&
+			      batch * (s->busy_ns + s->cause[IC_LAUNCH] +
+				       s->cause[IC_LATENCY]) >= copies;
+	else
+		batch_first = verdict_lowfill_launches(d) >= 0.3 &&
+			      verdict_lowfill_launches(d) * d->host.state[HC_FEED] >=
+			      d->host.state[HC_STAGE] + d->host.state[HC_ALLOC] +
+			      d->host.wait_upload;
+	if (batch_first) {
+		CHANGE("a larger batch (gradient accumulation if it must stay small)");
+		batch_texts(c);
+	}
+	if (c->gpu && copies)
+		EV("GPU idle on copies%s (%.0f%%), on uploads waited for at once "
+		   "%.0f%%", per_step(c, s->cause[IC_COPY], b),
+		   100 * share(c, s->cause[IC_COPY]),
+		   100 * share(c, s->sync_kind[SK_UPLOAD]));
+	findings_evidence(c, &pageable, &waited);
+	if (!batch_first)
+		CHANGE(pageable ? "pinned memory and .to(device, non_blocking=True)"
+				: ".to(device, non_blocking=True) for pinned copies");
+	if (pageable)
+		ADV("pin the batches and copy asynchronously: DataLoader(pin_memory=True) "
+		    "or tensor.pin_memory(), then .to(device, non_blocking=True)");
+	if (waited || (c->gpu && s->sync_kind[SK_UPLOAD]))
+		ADV("pinned copies are waited for at once: .to(device, non_blocking=True) "
+		    "lets them overlap with compute (prefetch the next batch)");
+	if (!batch_first && (c->gpu ? batch : verdict_lowfill_launches(d)) >= 0.3)
+		batch_texts(c);
+}
+
+static void sync_sites(struct ctx *c)
+{
+	const struct diagnosis *d = c->d;
+	uint64_t best[3] = { 0 };
+	uint32_t stack[3] = { 0 };
+	size_t pos = 0;
+	const struct sync_site *s;
+
+	while ((s = hmap_next(&d->sync_sites, &pos))) {
+		for (int k = 0; k < 3; k++) {
+			if (s->ns <= best[k])
+				continue;
+			for (int j = 2; j > k; j--)
+				best[j] = best[j - 1], stack[j] = stack[j - 1];
+			best[k] = s->ns;
+			stack[k] = s->stack;
+			break;
+		}
+	}
+	for (int k = 0; k < 3 && best[k]; k++) {
+		const char *site = diagnosis_site(c->m, stack[k]);
+		char b[64];
+
+		if (site && !c->site)
+			c->site = site;
+		if (site)
+			EV("sync bubble at %s: %.0f%% of the time%s", site,
+			   100 * share(c, best[k]), per_step(c, best[k], b));
+	}
+}
+
+static void comm_texts(struct ctx *c)
+{
+	const struct diagnosis *d = c->d;
+	const struct breakdown *s = &d->steady;
+	char b[64];
+
+	CHANGE("overlap NCCL with compute, all-reduce less often");
+	if (!c->gpu) {
+		const struct host_breakdown *h = &d->host;
+
+		if (h->drained) {
+			EV("host outside CUDA right after waits that emptied the GPU's "
+			   "queue: %.0f%% of the time%s; the GPU idles then (one stream "
+			   "assumed)", 100 * share(c, h->drained), per_step(c, h->drained, b));
+			sync_sites(c);
+		}
+		if (h->drained >= h->state[HC_NCCL]) {
+			CHANGE("remove the per-step sync (.item(), .cpu())%s%s",
+			       c->site ? " at " : "", c->site ? c->site : "");
+			ADV("remove the per-step sync (loss.item(), .cpu(), printing "
+			    "a tensor): keep running sums on the GPU and read them "
+			    "every N steps; use non_blocking copies");
+		}
+		if (h->state[HC_NCCL])
+			EV("host inside NCCL calls %.0f%% of the time",
+			   100 * share(c, h->state[HC_NCCL]));
+	} else {
+		uint64_t sync = s->sync_kind[SK_OTHER] + s->sync_kind[SK_READBACK];
+
+		if (sync)
+			EV("sync bubbles: GPU idle %.0f%% after host waits%s (%.0f%% "
+			   "after reading a result back: .item(), .cpu())",
+			   100 * share(c, sync), per_step(c, sync, b),
+			   100 * share(c, s->sync_kind[SK_READBACK]));
+		sync_sites(c);
+		if (sync >= s->cause[IC_COMM])
+			CHANGE("remove the per-step sync (.item(), .cpu())%s%s",
+			       c->site ? " at " : "", c->site ? c->site : "");
+		else
+			CHANGE("overlap NCCL with compute, all-reduce less often");
+		if (sync)
+			ADV("remove the per-step sync (loss.item(), .cpu(), printing "
+			    "a tensor): keep running sums on the GPU and read them "
+			    "every N steps; use non_blocking copies");
+		if (s->cause[IC_COMM])
+			EV("GPU waiting on NCCL (collectives running alone or host "
+			   "in NCCL)%s: %.0f%%", per_step(c, s->cause[IC_COMM], b),
+			   100 * share(c, s->cause[IC_COMM]));
+	}
+	if (c->gpu ? s->cause[IC_COMM] : d->host.state[HC_NCCL])
+		ADV("overlap communication with compute (DDP bucket_cap_mb), "
+		    "all-reduce less often (gradient accumulation with no_sync()), "
+		    "use DistributedSampler with sampler.set_epoch(epoch); check the "
+		    "topology (nvidia-smi topo -m, NCCL_P2P_DISABLE, NCCL_DEBUG=INFO)");
+}
+
+static void kernel_texts(struct ctx *c)
+{
+	const struct diagnosis *d = c->d;
+	char a[UNITS_BUF], b[UNITS_BUF], p[64];
+	uint64_t k = d->region_kernels;
+
+	if (c->gpu) {
+		EV("GPU idle while the host was launching%s: %.0f%%, waiting for "
+		   "queued work to start %.0f%%",
+		   per_step(c, d->steady.cause[IC_LAUNCH], p),
+		   100 * share(c, d->steady.cause[IC_LAUNCH]),
+		   100 * share(c, d->steady.cause[IC_LATENCY]));
+		if (k)
+			EV("%llu kernel%s, %.0f%% under 10 us; mean GPU time %s per "
+			   "kernel against %s of host launch time",
+			   (unsigned long long)k, plural(k, "", "s"), 100.0 * d->region_small / k,
+			   fmt_ns(a, sizeof(a), d->region_kernel_ns / k),
+			   fmt_ns(b, sizeof(b), d->region_launches ?
+				  d->region_launch_ns / d->region_launches : 0));
+		if (k && d->steps.mean && d->steps.period)
+			EV("%u GPU call%s per step", d->steps.period,
+			   plural(d->steps.period, "", "s"));
+	} else {
+		EV("host inside launch calls %.0f%% of the time (GPU side unknown)",
+		   100 * share(c, d->host.state[HC_FEED]));
+	}
+	CHANGE("CUDA graphs or torch.compile(mode=\"reduce-overhead\")");
+	ADV("replay the step as a CUDA graph (torch.cuda.graph, or "
+	    "torch.compile(mode=\"reduce-overhead\")) and fuse small ops with "
+	    "torch.compile; judge after ~100 steps, compilation takes a while");
+}
+
+/* The settings' evidence; 1 when one of them gives the change. */
+static int setting_texts(struct ctx *c)
+{
+	const struct env_facts *e = &c->d->env;
+	const struct diagnosis *d = c->d;
+	const char *nccl = e->p2p_off && e->ib_off ? "NCCL_P2P_DISABLE and "
+			   "NCCL_IB_DISABLE" : e->p2p_off ? "NCCL_P2P_DISABLE" :
+			   "NCCL_IB_DISABLE";
+	char b[UNITS_BUF];
+
+	if (e->launch_blocking)
+		EV("CUDA_LAUNCH_BLOCKING=%s: every launch waited for its kernel; "
+		   "launch calls took %.0f%% of the time (%s per launch), the "
+		   "GPU idle time it explains %.0f%%",
+		   env_setting(c->m->env, "CUDA_LAUNCH_BLOCKING"),
+		   100 * share(c, d->region_launch_ns),
+		   fmt_ns(b, sizeof(b), d->region_launches ?
+			  d->region_launch_ns / d->region_launches : 0),
+		   100 * e->blocking_score);
+	if (e->nccl_share > 0)
+		EV("%s set while NCCL ran %.0f%% of the time: NCCL moves data "
+		   "through host memory or sockets instead", nccl,
+		   100 * e->nccl_share);
+	if (e->eager_modules)
+		EV("CUDA_MODULE_LOADING=EAGER: a slower start and more GPU "
+		   "memory, no faster steps");
+	if (e->launch_blocking) {
+		CHANGE("unset CUDA_LAUNCH_BLOCKING");
+		ADV("CUDA_LAUNCH_BLOCKING=1 is for debugging: remove it from the "
+		    "job's environment (shell profile, launch script, container); "
+		    "then trace again: the launch gaps left are the program's");
+		return 1;
+	}
+	if (e->nccl_share > 0) {
+		CHANGE("unset %s", nccl);
+		ADV("turn NCCL's transports off only to work around a fault; "
+		    "NCCL_DEBUG=INFO shows which transport each channel uses");
+		return 1;
+	}
+	return 0;
+}
+
+static void env_texts(struct ctx *c)
+{
+	const struct env_facts *e = &c->d->env;
+	int set = setting_texts(c);
+
+	if (c->gpu && c->d->steady.cause[IC_ENV])
+		EV("work queued while another process held the GPU: %.0f%%",
+		   100 * share(c, c->d->steady.cause[IC_ENV]));
+	if (e->throttle_share > 0)
+		EV("clocks held down (thermal or hardware slowdown) in %.0f%% of the "
+		   "samples", 100 * e->throttle_share);
+	if (e->power_cap_share > 0)
+		EV("at the power limit in %.0f%% of the samples (normal under full "
+		   "load; a lowered limit, nvidia-smi -pl, costs speed)",
+		   100 * e->power_cap_share);
+	if (e->other_share > 0)
+		EV("another process on the GPU in %.0f%% of the samples",
+		   100 * e->other_share);
+	if (e->pcie_width && e->pcie_width < e->pcie_width_max)
+		EV("PCIe link x%d of x%d", e->pcie_width, e->pcie_width_max);
+	if (e->driver_version && e->runtime_version)
+		EV("driver supports CUDA %lld.%lld, the program's runtime is %lld.%lld",
+		   (long long)e->driver_version / 1000,
+		   (long long)e->driver_version % 1000 / 10,
+		   (long long)e->runtime_version / 1000,
+		   (long long)e->runtime_version % 1000 / 10);
+	if (set)
+		return;
+	CHANGE("fix throttling, GPU sharing or the PCIe link");
+	ADV("check clocks and limits (nvidia-smi -q -d CLOCK,TEMPERATURE,POWER), "
+	    "run alone on the GPU, keep the GPU in a full-width slot, use a driver "
+	    "at least as new as the runtime");
+}
+
+static void healthy_texts(struct ctx *c)
+{
+	if (c->gpu)
+		EV("GPU busy %.1f%% (compute kernels running, steady state)",
+		   100 * share(c, c->d->steady.busy_ns));
+	else
+		EV("host waiting on the GPU %.0f%% of the time (GPU side unknown)",
+		   100 * share(c, c->d->host.state[HC_WAIT]));
+	CHANGE("nothing big outside the kernels: tune them (Nsight Compute)");
+	ADV("compute-bound: look inside the kernels (Nsight Compute: memory "
+	    "throughput near 100%% means memory-bound: fuse with torch.compile, use "
+	    "mixed precision and Tensor Cores)");
+	ADV("utilization is not the goal: judge by end-to-end throughput");
+}
+
+void verdict_texts(const struct model *m, const struct diagnosis *d,
+		   struct verdict *v)
+{
+	struct ctx c = { m, d, v, 0, d->have_gpu && d->steady.span_ns, NULL };
+
+	c.T = (double)(c.gpu ? d->steady.span_ns : d->host.span_ns);
+	if (!c.gpu && gpu_no_window_yet(m))
+		verdict_add_text(v, 0, "no GPU records: the run ended before the "
+				 "first GPU window (GPUTRACE_GPU=all for a short run)");
+	else if (!c.gpu)
+		verdict_add_text(v, 0, "no GPU records (CUPTI off, taken or "
+				 "missing): the host side only");
+	switch (v->cls) {
+	case VC_DATA: data_texts(&c); break;
+	case VC_CPU: cpu_texts(&c); break;
+	case VC_MEMORY: memory_texts(&c); break;
+	case VC_COMM: comm_texts(&c); break;
+	case VC_KERNEL: kernel_texts(&c); break;
+	case VC_ENV: env_texts(&c); break;
+	default: healthy_texts(&c); break;
+	}
+}

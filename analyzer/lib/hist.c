@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist.c - log-linear histogram (see hist.h for the bucket layout).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/lib/hist.h"
+#include "analyzer/lib/util.h"
+
+void hist_init(struct hist *h)
+{
+	h->count = 0;
+	h->total = 0;
+	h->min = UINT64_MAX;
+	h->max = 0;
+	h->block = NULL;
+}
+
+void hist_release(struct hist *h)
+{
+	unsigned i;
+
+	for (i = 0; h->block && i < HIST_BLOCKS; i++)
+		free(h->block[i]);
+	free(h->block);
+	hist_init(h);
+}
+
+/* Block 0 holds [0, 64) exactly; block b >= 1 holds [2^(b+5), 2^(b+6)). */
+static void locate(uint64_t v, unsigned *b, unsigned *sub)
+{
+	unsigned e;
+
+	if (v < HIST_SUB) {
+		*b = 0;
+		*sub = (unsigned)v;
+		return;
+	}
+	e = 63 - (unsigned)__builtin_clzll(v);
+	*b = e - HIST_SUB_BITS + 1;
+	*sub = (unsigned)(v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1);
+}
+
+/* The smallest value of a bucket, and its width. */
+static uint64_t bucket_low(unsigned b, unsigned sub, uint64_t *width)
+{
+	unsigned shift;
+
+	if (b == 0) {
+		*width = 1;
+		return sub;
+	}
+	shift = b - 1;
+	*width = 1ull << shift;
+	return ((uint64_t)HIST_SUB + sub) << shift;
+}
+
+static uint64_t *block_of(struct hist *h, unsigned b)
+{
+	if (!h->block[b])
+		h->block[b] = xcalloc(HIST_SUB, sizeof(uint64_t));
+	return h->block[b];
+}
+
+static void bucket_add(struct hist *h, uint64_t v)
+{
+	unsigned b, sub;
+
+	locate(v, &b, &sub);
+	block_of(h, b)[sub]++;
+}
+
+/* From the few values kept to buckets. */
+static void make_blocks(struct hist *h)
+{
+	if (h->block)
+		return;
+	h->block = xcalloc(HIST_BLOCKS, sizeof(*h->block));
+	for (uint64_t i = 0; i < h->count; i++)
+		bucket_add(h, h->few[i]);
+}
+
+/* Count v, h->count not yet counting it. */
+static void place(struct hist *h, uint64_t v)
+{
+	if (!h->block && h->count < HIST_FEW) {
+		h->few[h->count] = v;
+		return;
+	}
+	make_blocks(h);
+	bucket_add(h, v);
+}
+
+void hist_add(struct hist *h, uint64_t v)
+{
+	place(h, v);
+	h->count++;
+	h->total = sat_add(h->total, v);
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	unsigned b, sub;
+
+	for (uint64_t i = 0; !src->block && i < src->count; i++) {
+		place(dst, src->few[i]);
+		dst->count++;
+	}
+	if (src->block) {
+		make_blocks(dst);
+		dst->count += src->count;
+	}
+	for (b = 0; src->block && b < HIST_BLOCKS; b++) {
+		if (!src->block[b])
+			continue;
+		for (sub = 0; sub < HIST_SUB; sub++)
+			block_of(dst, b)[sub] += src->block[b][sub];
+	}
+	dst->total = sat_add(dst->total, src->total);
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+/* The middle of a bucket, kept inside the exact [min, max]. */
+static uint64_t representative(const struct hist *h, unsigned b, unsigned sub)
+{
+	uint64_t width, v = bucket_low(b, sub, &width);
+
+	v += (width - 1) / 2;
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value of rank (from 1) among the few kept, as its bucket says it:
+ * the same answer as when they are in buckets. */
+static uint64_t few_quantile(const struct hist *h, uint64_t rank)
+{
+	uint64_t v[HIST_FEW];
+	unsigned b, sub;
+
+	memcpy(v, h->few, h->count * sizeof(v[0]));
+	qsort(v, h->count, sizeof(v[0]), cmp_u64);
+	locate(v[rank - 1], &b, &sub);
+	return representative(h, b, sub);
+}
+
+uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+	unsigned b, sub;
+
+	if (!h->count)
+		return 0;
+	if (q <= 0)
+		return h->min;
+	if (q >= 1)
+		return h->max;
+	/* shave a rounding error off: 0.99 * 100 must give rank 99 */
+	rank = (uint64_t)ceil(q * (double)h->count * (1 - 1e-12));
+	if (rank <= 1)
+		return h->min;          /* the extremes are known exactly */
+	if (rank >= h->count)
+		return h->max;
+	if (!h->block)
+		return few_quantile(h, rank);
+	for (b = 0; b < HIST_BLOCKS; b++) {
+		if (!h->block[b])
+			continue;
+		for (sub = 0; sub < HIST_SUB; sub++) {
+			seen += h->block[b][sub];
+			if (seen >= rank)
+				return representative(h, b, sub);
+		}
+	}
+	return h->max;
+}

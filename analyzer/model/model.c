@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.c - aggregate a dump's records while it streams by.
+ *
+ * Ops, shapes and functions are small tables; each event is added to the
+ * row it belongs to and then forgotten.  The row of a launch is found
+ * through shape -> function -> symbol once per shape and cached, the row
+ * of a copy, memset or wait once per op.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/model/model_internal.h"
+#include "analyzer/lib/util.h"
+
+#define PRESENT ((void *)1)     /* value of the set-like maps */
+
+void model_init(struct model *m, const struct gt_file_header *h)
+{
+	unsigned i;
+
+	memset(m, 0, sizeof(*m));
+	m->format_version = h->version;
+	m->start_ns = h->start_ns;
+	m->pid = h->pid;
+	m->rank = UINT32_MAX;
+	m->host = xstrdup("");
+	m->exe = xstrdup("");
+	m->command = xstrdup("");
+	for (i = 0; i < ROW_KINDS; i++)
+		hmap_init(&m->rows[i]);
+}
+
+static char *join_argv(const struct dump_process *p)
+{
+	size_t len = 1, i;
+	char *s;
+
+	for (i = 0; i < p->argc; i++)
+		len += strlen(p->argv[i]) + 1;
+	s = xcalloc(1, len);
+	for (i = 0; i < p->argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, p->argv[i]);
+	}
+	return s;
+}
+
+static void add_process(struct model *m, const struct dump_process *p)
+{
+	m->pid = p->pid;
+	m->ppid = p->ppid;
+	m->rank = p->rank;
+	free(m->host);
+	free(m->exe);
+	free(m->command);
+	m->host = xstrdup(p->host);
+	m->exe = xstrdup(p->exe);
+	m->command = join_argv(p);
+}
+
+/* Shapes of a function defined again find out at their next launch. */
+static void add_function(struct model *m, const struct gt_function *f)
+{
+	struct model_fn *fn = hmap_get_int(&m->functions, f->id);
+
+	if (!fn) {
+		fn = xmalloc(sizeof(*fn));
+		hmap_put_int(&m->functions, f->id, fn);
+	}
+	fn->f = *f;
+	fn->gen = ++m->fn_gen;
+}
+
+static void add_shape(struct model *m, const struct gt_shape *shape)
+{
+	struct shape_ref *s = hmap_get_int(&m->shapes, shape->id);
+
+	if (!s) {
+		s = xmalloc(sizeof(*s));
+		hmap_put_int(&m->shapes, shape->id, s);
+	}
+	s->function = shape->function;
+	s->row = NULL;
+	s->fn = NULL;
+}
+
+static void add_note(struct model *m, uint32_t level, const char *text)
+{
+	if (m->nr_notes < MODEL_NOTES) {
+		m->notes[m->nr_notes].level = level;
+		m->notes[m->nr_notes].text = xstrdup(text);
+	}
+	m->nr_notes++;
+}
+
+static int shape_current(const struct model *m, const struct shape_ref *s)
+{
+	return s->row && s->gen == (s->fn ? s->fn->gen : m->fn_gen);
+}
+
+/* The row a launch of shape id counts in. */
+static struct row *launch_row(struct model *m, const struct dump_reader *r,
+			      uint64_t id)
+{
+	struct shape_ref *s = id <= UINT32_MAX ? hmap_get_int(&m->shapes, id)
+					       : NULL;
+	const struct model_fn *fn;
+	const struct gt_function *f;
+	struct row *row;
+	char *label;
+
+	if (s && shape_current(m, s))
+		return s->row;
+	fn = s ? hmap_get_int(&m->functions, s->function) : NULL;
+	f = fn ? &fn->f : NULL;
+	if (s) {
+		s->fn = fn;
+		s->gen = fn ? fn->gen : m->fn_gen;
+	}
+	if (f && f->name_str && dump_string(r, f->name_str))
+		return s->row = kernel_row(m, dump_string(r, f->name_str), NULL);
+	if (f)
+		label = xasprintf("<unknown 0x%llx>",
+				  (unsigned long long)f->handle);
+	else if (s)
+		label = xasprintf("<unknown function %u>", s->function);
+	else
+		label = xasprintf("<unknown shape %llu>",
+				  (unsigned long long)id);
+	row = kernel_row(m, NULL, label);
+	free(label);
+	if (s)
+		s->row = row;
+	return row;
+}
+
+/* The row of a copy, memset or wait, cached per op id and host memory. */
+static struct row *cached_op_row(struct model *m, enum row_kind kind,
+				 const struct dump_op *op, uint8_t memory)
+{
+	uint64_t key = (uint64_t)op->id << 4 | memory;
+	struct row *row = hmap_get_int(&m->op_rows, key);
+
+	if (!row) {
+		row = op_row(m, kind, op, memory);
+		hmap_put_int(&m->op_rows, key, row);
+	}
+	return row;
+}
+
+static struct row *event_row(struct model *m, const struct dump_reader *r,
+			     const struct dump_event *ev)
+{
+	switch (ev->op->kind) {
+	case GT_KIND_LAUNCH:
+		return launch_row(m, r, ev->arg[GT_ARG_LAUNCH_SHAPE]);
+	case GT_KIND_GRAPH:
+		return graph_row(m, ev->arg[GT_ARG_GRAPH_HANDLE]);
+	case GT_KIND_COPY:
+		return cached_op_row(m, ROW_COPY, ev->op,
+				     ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK);
+	case GT_KIND_SET:
+		return cached_op_row(m, ROW_SET, ev->op, 0);
+	case GT_KIND_HOSTALLOC:
+		return cached_op_row(m, ROW_HOSTMEM, ev->op, 0);
+	case GT_KIND_SYNC:
+		return cached_op_row(m, ROW_SYNC, ev->op, 0);
+	default:
+		return NULL;            /* kinds other parts account for */
+	}
+}
+
+static void add_event(struct model *m, const struct dump_reader *r,
+		      const struct dump_event *ev)
+{
+	struct row *row = event_row(m, r, ev);
+
+	m->ev_row = row;
+	if (!row)
+		goto counted;
+	row->calls++;
+	row->total_ns = sat_add(row->total_ns, ev->dur);
+	if (ev->dur > row->max_ns)
+		row->max_ns = ev->dur;
+	if (ev->op->kind == GT_KIND_COPY || ev->op->kind == GT_KIND_SET ||
+	    ev->op->kind == GT_KIND_HOSTALLOC)
+		row->bytes = sat_add(row->bytes, ev->arg[GT_ARG_COPY_BYTES]);
+	else
+		hist_add(&row->hist, ev->dur);
+counted:
+	m->events++;
+	if (ev->t1 > m->last_t1)
+		m->last_t1 = ev->t1;
+	if (m->events == 1 || ev->tid != m->last_tid) {
+		m->last_tid = ev->tid;
+		hmap_put_int(&m->tids, ev->tid, PRESENT);
+	}
+}
+
+void model_core_add(struct model *m, const struct dump_reader *r,
+		    const struct dump_record *rec)
+{
+	m->ev_row = NULL;
+	switch (rec->type) {
+	case DUMP_PROCESS:
+		add_process(m, rec->process);
+		break;
+	case DUMP_OP:
+		/* the op may have changed: find its rows again */
+		for (uint64_t mem = 0; mem <= GT_MEM_MASK; mem++)
+			hmap_put_int(&m->op_rows, (uint64_t)rec->op->id << 4 | mem, NULL);
+		break;
+	case DUMP_FUNCTION:
+		add_function(m, &rec->function);
+		break;
+	case DUMP_SHAPE:
+		add_shape(m, &rec->shape);
+		break;
+	case DUMP_STREAM:
+		hmap_put_int(&m->stream_ids, rec->stream.id, PRESENT);
+		break;
+	case DUMP_EVENT:
+		add_event(m, r, &rec->event);
+		break;
+	case DUMP_DROPS:
+		m->drops_sum = sat_add(m->drops_sum, rec->drops.count);
+		break;
+	case DUMP_END:
+		m->have_end = 1;
+		m->end_ns = rec->end.end_ns;
+		m->end_dropped = rec->end.dropped;
+		break;
+	case DUMP_NOTE:
+		add_note(m, rec->note.level, rec->note.text);
+		break;
+	default:
+		break;
+	}
+}
+
+void model_core_finish(struct model *m, int ends_early)
+{
+	uint64_t end = m->have_end ? m->end_ns : m->last_t1;
+
+	m->ends_early = ends_early || !m->have_end;
+	m->wall_ns = end > m->start_ns ? end - m->start_ns : 0;
+	m->dropped = m->drops_sum;
+	if (m->have_end && m->end_dropped > m->dropped)
+		m->dropped = m->end_dropped;
+	m->threads = m->tids.len;
+	m->streams = m->stream_ids.len;
+}
+
+static void free_values(struct hmap *h, void (*fn)(void *))
+{
+	size_t pos = 0;
+	void *v;
+
+	while ((v = hmap_next(h, &pos)))
+		fn(v);
+	hmap_release(h);
+}
+
+static void free_row(void *row)
+{
+	row_free(row);
+}
+
+void model_core_release(struct model *m)
+{
+	size_t i;
+
+	for (i = 0; i < ROW_KINDS; i++)
+		free_values(&m->rows[i], free_row);
+	free_values(&m->functions, free);
+	free_values(&m->shapes, free);
+	hmap_release(&m->op_rows);
+	hmap_release(&m->tids);
+	hmap_release(&m->stream_ids);
+	for (i = 0; i < m->nr_notes && i < MODEL_NOTES; i++)
+		free(m->notes[i].text);
+	free(m->host);
+	free(m->exe);
+	free(m->command);
+}

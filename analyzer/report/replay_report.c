@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay_report.c - the what-if by replay in the reports: how well the
+ * replay reproduced the recorded steps, each fix's replayed step time and
+ * gain, and for the top fixes one steady step before and after as a
+ * text timeline (a row per host thread and per stream, one character per
+ * time slot: what ran most of it).  JSON gets the same numbers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/diagnosis/replay_internal.h"
+#include "analyzer/report/report.h"
+#include "analyzer/lib/table.h"
+#include "analyzer/lib/units.h"
+#include "analyzer/lib/util.h"
+
+#define TL_ROWS 6               /* rows per timeline: threads, streams */
+#define TL_MIN_COLS 20
+#define TL_MAX_COLS 80
+#define TL_LABEL 20             /* "    thread 12345  |", and "|" */
+
+static const struct table_column fix_cols[] = {
+	{ "Fix", 1 }, { "Class", 1 }, { "Step time", 0 }, { "Gain", 0 },
+};
+
+static const char item_chars[RK_KINDS] = {
+	[RK_CPU] = '-', [RK_LAUNCH] = 'L', [RK_GRAPH] = 'G', [RK_COPY] = 'C',
+	[RK_SET] = 'L', [RK_SYNC] = 'W', [RK_NCCL] = 'N', [RK_OTHER] = 'o',
+};
+
+static const char op_chars[] = { 'K', 'C', 'M', 'G' };
+
+static void fix_table(FILE *out, const struct rp_summary *s)
+{
+	char step[UNITS_BUF], gain[16];
+	const char *cells[4];
+	struct table t;
+
+	table_init(&t, fix_cols, ARRAY_SIZE(fix_cols));
+	for (int f = 0; f < FIX_KINDS; f++) {
+		const struct rp_fix_result *r = &s->fix[f];
+		double per = f == FIX_BATCH ? r->k : 1;
+
+		cells[0] = replay_fix_text(r);
+		cells[1] = r->applies ? verdict_class_name(r->cls) : "-";
+		cells[2] = r->applies ? fmt_ns(step, sizeof(step),
+					       sat_from_double(r->span / per / s->steps)) :
+			   "nothing to change";
+		snprintf(gain, sizeof(gain), "%.0f%%", -100 * r->gain);
+		cells[3] = r->applies ? gain : "-";
+		table_add(&t, cells);
+	}
+	table_print(out, &t, report_width());
+	table_release(&t);
+}
+
+/* The step drawn: the middle one. */
+static uint32_t mid_step(const struct rp_summary *s)
+{
+	return s->steps / 2;
+}
+
+struct canvas {
+	char *row;
+	uint64_t *ns;           /* per column: time of what is drawn there */
+	size_t cols, used;      /* columns; those the step covers */
+	uint64_t t0, slot;
+};
+
+static void paint(struct canvas *c, uint64_t a, uint64_t b, char ch)
+{
+	for (size_t k = 0; k < c->used; k++) {
+		uint64_t s0 = c->t0 + k * c->slot, s1 = s0 + c->slot;
+		uint64_t lo = a > s0 ? a : s0, hi = b < s1 ? b : s1;
+
+		if (hi > lo && hi - lo > c->ns[k]) {
+			c->ns[k] = hi - lo;
+			c->row[k] = ch;
+		}
+	}
+}
+
+static void clear(struct canvas *c)
+{
+	memset(c->row, ' ', c->cols);
+	memset(c->row, '.', c->used);
+	c->row[c->cols] = 0;
+	memset(c->ns, 0, c->cols * sizeof(*c->ns));
+}
+
+static void thread_rows(FILE *out, const struct rp_graph *g,
+			const struct rp_times *t, struct canvas *c, size_t *rows)
+{
+	for (size_t th = 0; th < g->nth && *rows < TL_ROWS; th++) {
+		int any = 0;
+
+		clear(c);
+		for (size_t i = g->th[th].first; i < g->th[th].first + g->th[th].n; i++) {
+			const struct rp_item *it = &g->items[i];
+			char ch = it->wkind != RW_NONE && t->it1[i] - t->it0[i] > it->own ?
+				  'W' : item_chars[it->kind];
+
+			if (t->it1[i] > c->t0 && t->it0[i] < c->t0 + c->cols * c->slot &&
+			    t->it1[i] > t->it0[i]) {
+				paint(c, t->it0[i], t->it1[i], ch);
+				any = 1;
+			}
+		}
+		if (any || th == 0) {
+			fprintf(out, "    thread %-7u|%s|\n", g->th[th].tid, c->row);
+			(*rows)++;
+		}
+	}
+}
+
+static void stream_rows(FILE *out, const struct rp_graph *g,
+			const struct rp_times *t, struct canvas *c, size_t *rows)
+{
+	for (size_t s = 0; s < g->nstreams && *rows < TL_ROWS; s++) {
+		int any = 0;
+
+		clear(c);
+		for (size_t o = 0; o < g->nops; o++) {
+			if (g->ops[o].stream != s || t->op1[o] <= c->t0 ||
+			    t->op0[o] >= c->t0 + c->cols * c->slot)
+				continue;
+			paint(c, t->op0[o], t->op1[o] > t->op0[o] ? t->op1[o] :
+			      t->op0[o] + 1, op_chars[g->ops[o].kind & 3]);
+			any = 1;
+		}
+		if (any) {
+			fprintf(out, "    stream %-7zu|%s|\n", s, c->row);
+			(*rows)++;
+		}
+	}
+}
+
+static void draw(FILE *out, const char *title, const struct rp_graph *g,
+		 const struct rp_times *t, struct canvas *c, uint32_t step)
+{
+	char len[UNITS_BUF];
+	size_t rows = 0;
+
+	c->t0 = t->step0[step];
+	c->used = (t->step0[step + 1] - c->t0 + c->slot - 1) / c->slot;
+	c->used = c->used > c->cols ? c->cols : c->used;
+	fprintf(out, "   %s: host step %s\n", title,
+		fmt_ns(len, sizeof(len), t->step0[step + 1] - t->step0[step]));
+	thread_rows(out, g, t, c, &rows);
+	stream_rows(out, g, t, c, &rows);
+}
+
+static void timelines(FILE *out, const struct rp_summary *s)
+{
+	size_t w = report_width() < REPORT_WIDTH ? report_width() : REPORT_WIDTH;
+	uint32_t step = mid_step(s);
+	uint64_t base = s->bt.step0[step + 1] - s->bt.step0[step];
+	struct canvas c;
+	char slot[UNITS_BUF];
+
+	c.cols = w > TL_LABEL + TL_MIN_COLS ? w - TL_LABEL : TL_MIN_COLS;
+	c.cols = c.cols > TL_MAX_COLS ? TL_MAX_COLS : c.cols;
+	c.slot = base / c.cols ? base / c.cols : 1;
+	c.row = xcalloc(c.cols + 1, 1);
+	c.ns = xcalloc(c.cols, sizeof(*c.ns));
+	report_line(out, "  One steady step (#%u of the span), before and after, at one "
+		    "scale: a column is %s; - CPU, L launch, W waiting, C copy, G graph, "
+		    "N NCCL; K kernel, M memset on the GPU", step,
+		    fmt_ns(slot, sizeof(slot), c.slot));
+	draw(out, "as recorded (replayed)", &s->g, &s->bt, &c, step);
+	for (size_t i = 0; i < s->ntop; i++) {
+		char title[96];
+
+		snprintf(title, sizeof(title), "with %s", replay_fix_text(&s->fix[s->top[i]]));
+		draw(out, title, &s->fg[i], &s->ft[i], &c, step);
+	}
+	free(c.row);
+	free(c.ns);
+}
+
+void replay_report_text(FILE *out, const struct diagnosis *d)
+{
+	const struct rp_summary *s = d->replay;
+	char m[UNITS_BUF], b[UNITS_BUF], h[UNITS_BUF], a[UNITS_BUF];
+
+	if (!s)
+		return;
+	fprintf(out, "\n");
+	if (!s->ran) {
+		report_line(out, "  What-if (replayed): not replayed: %s", s->why);
+		return;
+	}
+	report_line(out, "  What-if (replayed): %u steps of %s on the host (all steady "
+		    "steps: %s), %s with the GPU work they queued%s; the unmodified "
+		    "graph replays them at %s per step, %.1f%% off", s->steps,
+		    fmt_ns(h, sizeof(h), s->host_span / s->steps),
+		    fmt_ns(a, sizeof(a), d->steps.mean),
+		    fmt_ns(m, sizeof(m), s->measured / s->steps),
+		    s->gpu ? "" : " (no GPU records: host-side estimates of the GPU "
+		    "work)", fmt_ns(b, sizeof(b), s->base / s->steps), 100 * s->error);
+	if (!s->used)
+		report_line(out, "  note: %s", s->why);
+	fix_table(out, s);
+	if (s->ntop)
+		timelines(out, s);
+}
+
+static void fix_json(struct json *j, const struct rp_summary *s, int f)
+{
+	const struct rp_fix_result *r = &s->fix[f];
+
+	json_begin_object(j);
+	json_key(j, "fix");
+	json_string(j, replay_fix_name((enum rp_fix)f));
+	json_key(j, "applies");
+	json_bool(j, r->applies);
+	json_key(j, "class");
+	json_string(j, verdict_class_name(r->cls));
+	json_key(j, "k");
+	json_double(j, r->k);
+	json_key(j, "step_ns");
+	json_uint(j, sat_from_double(r->span / (f == FIX_BATCH && r->applies ? r->k : 1) /
+				     s->steps));
+	json_key(j, "gain");
+	json_double(j, r->gain);
+	json_end_object(j);
+}
+
+void replay_report_json(struct json *j, const struct diagnosis *d)
+{
+	const struct rp_summary *s = d->replay;
+
+	json_key(j, "whatif_replay");
+	json_begin_object(j);
+	json_key(j, "replayed");
+	json_bool(j, s && s->ran);
+	json_key(j, "used");
+	json_bool(j, s && s->used);
+	json_key(j, "note");
+	json_string(j, s ? s->why : "");
+	if (s && s->ran) {
+		json_key(j, "gpu_records");
+		json_bool(j, s->gpu);
+		json_key(j, "steps");
+		json_uint(j, s->steps);
+		json_key(j, "steady_step_ns");
+		json_uint(j, d->steps.mean);
+		json_key(j, "host_step_ns");
+		json_uint(j, s->host_span / s->steps);
+		json_key(j, "measured_step_ns");
+		json_uint(j, s->measured / s->steps);
+		json_key(j, "replayed_step_ns");
+		json_uint(j, s->base / s->steps);
+		json_key(j, "error");
+		json_double(j, s->error);
+		json_key(j, "fixes");
+		json_begin_array(j);
+		for (int f = 0; f < FIX_KINDS; f++)
+			fix_json(j, s, f);
+		json_end_array(j);
+	}
+	json_end_object(j);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dl_guard.c - no fork while this library walks the loaded objects or
+ * loads one.
+ *
+ * dl_iterate_phdr holds the dynamic linker's write lock while it runs, and
+ * glibc's fork does not take that lock first: a fork while another thread
+ * is inside it leaves the lock held for good in the child, whose first
+ * walk (ours, an unwinder's, the program's dlopen) then waits forever.
+ * The library walks often enough for that to happen (the writer's module
+ * list, the sampler's version lookups, every call stack: libunwind walks
+ * for each frame).  Loading a library runs its constructors, which take
+ * glibc's exit-handler lock (atexit), also not taken by fork: libcupti,
+ * loaded by the writer thread, left a child hung in exit().  So our walks
+ * and loads count themselves in and out, without a lock, and the fork's
+ * prepare handler waits (at most FORK_WAIT_NS) until none is inside,
+ * holding new ones back until the fork is done.
+ */
+#include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "preload/base/dl.h"
+#include "preload/base/internal.h"
+
+#define FORK_WAIT_NS 2000000000ull
+
+static atomic_int forking;
+static atomic_uint inside;
+
+void gt_dl_enter(void)
+{
+	for (;;) {
+		while (atomic_load(&forking))
+			sched_yield();
+		atomic_fetch_add(&inside, 1);
+		if (!atomic_load(&forking))
+			return;
+		atomic_fetch_sub(&inside, 1);     /* a fork began meanwhile */
+	}
+}
+
+void gt_dl_leave(void)
+{
+	atomic_fetch_sub(&inside, 1);
+}
+
+int gt_dl_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+	int rc;
+
+	gt_dl_enter();
+	rc = dl_iterate_phdr(cb, data);
+	gt_dl_leave();
+	return rc;
+}
+
+static void prepare(void)
+{
+	uint64_t t0 = gt_now();
+
+	atomic_store(&forking, 1);
+	while (atomic_load(&inside) && gt_now() - t0 < FORK_WAIT_NS)
+		sched_yield();
+}
+
+static void parent(void)
+{
+	atomic_store(&forking, 0);
+}
+
+static void child(void)
+{
+	atomic_store(&inside, 0);           /* the child has only this thread */
+	atomic_store(&forking, 0);
+}
+
+int gt_dl_guard_init(void)
+{
+	return pthread_atfork(prepare, parent, child) ? -1 : 0;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output_path.c - GPUTRACE_OUTPUT templates and safe creation of the dump.
+ *
+ * What a field expands to comes from outside the template (the host name
+ * can be set in a UTS namespace, the rank from the environment), so it
+ * stays one file name part: a '/' in it, and a leading '.' (so never
+ * '.' or '..'), become '_'.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/base/output_path.h"
+
+unsigned gt_output_rank(void)
+{
+	static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" };
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		unsigned long n;
+
+		if (!v || !*v)
+			continue;
+		n = strtoul(v, &end, 10);
+		if (!*end)
+			return (unsigned)n;
+	}
+	return 0;
+}
+
+int (*gt_output_hostname)(char *name, size_t len) = gethostname;
+
+/* A field as one harmless part of a file name. */
+static void sanitize(char *field)
+{
+	char *c = field;
+
+	for (; *c == '.'; c++)
+		*c = '_';
+	for (; *c; c++)
+		if (*c == '/')
+			*c = '_';
+}
+
+static void host_name(char *piece, size_t size)
+{
+	if (gt_output_hostname(piece, size - 1) || !*piece)
+		strcpy(piece, "localhost");
+	piece[size - 1] = 0;
+}
+
+int gt_output_expand(const char *tmpl, char *out, size_t size)
+{
+	size_t n = 0;
+	char piece[256];
+
+	for (const char *p = tmpl; *p; p++) {
+		const char *add = piece;
+
+		if (*p != '%' || !p[1]) {
+			piece[0] = *p;
+			piece[1] = 0;
+		} else {
+			switch (*++p) {
+			case 'p': snprintf(piece, sizeof(piece), "%d", (int)getpid()); break;
+			case 'r': snprintf(piece, sizeof(piece), "%u", gt_output_rank()); break;
+			case 'h': host_name(piece, sizeof(piece)); break;
+			case '%': add = "%"; break;
+			default: snprintf(piece, sizeof(piece), "%%%c", *p); break;
+			}
+			if (add == piece)
+				sanitize(piece);
+		}
+		if (n + strlen(add) >= size)
+			return -1;
+		strcpy(out + n, add);
+		n += strlen(add);
+	}
+	out[n] = 0;
+	return n ? 0 : -1;
+}
+
+/* path with ".N" before its extension (or at the end). */
+static int numbered(const char *path, unsigned k, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(path, '.');
+	int len;
+
+	if (!dot || (slash && dot < slash) || dot == path || (slash && dot == slash + 1))
+		dot = path + strlen(path);
+	len = snprintf(out, size, "%.*s.%u%s", (int)(dot - path), path, k, dot);
+	return len > 0 && (size_t)len < size ? 0 : -1;
+}
+
+int gt_output_create(char *path, size_t size)
+{
+	char base[4096], cand[4096];
+	int fd;
+
+	if (strlen(path) >= sizeof(base))
+		return -ENAMETOOLONG;
+	strcpy(base, path);
+	strcpy(cand, path);
+	for (unsigned k = 1; k < 1000; k++) {
+		fd = open(cand, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			if (strlen(cand) >= size) {
+				close(fd);
+				unlink(cand);
+				return -ENAMETOOLONG;
+			}
+			strcpy(path, cand);
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -errno;
+		if (numbered(base, k, cand, sizeof(cand)))
+			return -ENAMETOOLONG;
+	}
+	return -EEXIST;
+}

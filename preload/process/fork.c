@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fork.c - what a forked child keeps and what it drops.
+ *
+ * The child has only the thread that called fork, so nothing the parent's
+ * other threads were doing may be waited for: every lock of ours that
+ * another thread could have held at the fork (the rings' free list, the
+ * writer's side buffer) is made anew rather than taken, and the state it
+ * guarded is dropped, not read.  Dropped: the parent's rings (unmapped;
+ * each thread takes a new one at its next call, because the generation
+ * changes), its writer thread, dump file and buffers, and which functions
+ * its dump has defined.  Kept: settings, kernel names, our signal
+ * handlers (their lock made free).  libunwind is left for libgcc's
+ * unwinder: its own mutex may be held by a thread that is not there.  The
+ * child's dump is made at its first traced call, named from its own pid;
+ * a child that makes none has no dump.
+ *
+ * glibc's fork runs the handler (after malloc is usable again; it takes
+ * no lock).  A child made without it (_Fork, a raw fork system call) is
+ * noticed later, at no cost to the hot path: the generation lives in a
+ * page the kernel zeroes in every child (MADV_WIPEONFORK), so the
+ * child's first traced call finds generation 0 and takes the slow path,
+ * which does the same work then.  A vfork child shares its parent's
+ * memory, so it sees no change and touches nothing.  Where no page can
+ * be wiped, a pid that is not the dump owner's tells, at the first
+ * traced call of a thread and at exit; and the writer never waits for a
+ * thread of a dump another process owns.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "preload/stack/callsite.h"
+#include "preload/base/dl.h"
+#include "preload/process/fork.h"
+#include "preload/record/functions.h"
+#include "preload/base/internal.h"
+#include "preload/nvtx/nvtx.h"
+#include "preload/record/ring.h"
+#include "preload/process/signals.h"
+#include "preload/stack/stack_unwind.h"
+#include "preload/record/writer.h"
+
+static struct gt_fork_mark static_mark = { .generation = 1 };
+struct gt_fork_mark *gt_mark = &static_mark;
+static unsigned last_generation = 1;    /* kept in a child: not wiped */
+
+static void in_child(void)
+{
+	struct timespec rt;
+
+	atomic_store(&gt_mark->claimed, 1);
+	gt_ring_forget_all();
+	gt_writer_forget();
+	gt_func_after_fork();
+	gt_signals_after_fork();
+	gt_unwind_after_fork();
+	gt_start_ns = gt_now();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	gt_start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+	atomic_store(&gt_mark->generation, ++last_generation);
+}
+
+void gt_fork_notice(void)
+{
+	if (atomic_load(&gt_mark->generation)) {
+		/* Not wiped: our parent's memory (a vfork child shares it,
+		 * and must leave it alone), unless no page can be wiped:
+		 * then only the pid tells. */
+		if (gt_mark == &static_mark && gt_writer_foreign())
+			in_child();
+		return;
+	}
+	if (!atomic_exchange(&gt_mark->claimed, 1)) {
+		in_child();
+		return;
+	}
+	while (!atomic_load(&gt_mark->generation))
+		sched_yield();          /* another thread of the child does it */
+}
+
+/* The mark in a page of its own that every child finds zeroed. */
+static void map_mark(void)
+{
+	struct gt_fork_mark *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return;
+	if (madvise(m, sizeof(*m), MADV_WIPEONFORK)) {
+		munmap(m, sizeof(*m));
+		gt_debug("gputrace: no MADV_WIPEONFORK; a child made without "
+			 "fork() is noticed at exit only\n");
+		return;
+	}
+	atomic_store(&m->claimed, 1);
+	atomic_store(&m->generation, atomic_load(&static_mark.generation));
+	gt_mark = m;
+}
+
+int gt_fork_init(void)
+{
+	map_mark();
+	if (gt_dl_guard_init() || gt_callsite_fork_init())
+		return -1;
+	gt_nvtx_domain_fork_init();
+	return pthread_atfork(NULL, NULL, in_child) ? -1 : 0;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lifecycle.c - start (settings, tables, the fork, exec and signal
+ * watchers) and exit.
+ *
+ * Nothing is opened at start: the dump is created at the first traced call,
+ * so a process that never uses CUDA leaves no file, and our signal
+ * handlers are put in place only then (signals.h).  At exit the writer
+ * drains every ring, ends the dump and prints where it is.  A process that
+ * ends without exit (SIGKILL, os._exit) keeps what the writer flushed, at
+ * most GPUTRACE_FLUSH_MS before the end.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "preload/process/exec.h"
+#include "preload/process/fork.h"
+#include "preload/record/functions.h"
+#include "preload/gpu/gpu_window.h"
+#include "preload/hooks/pinned.h"
+#include "preload/base/internal.h"
+#include "preload/record/ring.h"
+#include "preload/process/signals.h"
+#include "preload/record/writer.h"
+
+atomic_int gt_active;
+uint64_t gt_start_ns, gt_start_realtime_ns;
+static atomic_int initialised;
+
+void gt_init(void)
+{
+	struct timespec rt;
+
+	if (atomic_exchange(&initialised, 1))
+		return;
+	gt_start_ns = gt_now();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	gt_start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+	gt_config_load();
+	gt_tsc_init();
+	gt_signals_init();
+	gt_exec_init();
+	if (!gt_cfg.enabled)
+		return;
+	if (gt_func_table_init() || gt_pinned_init(gt_cfg.max_pinned)) {
+		gt_log("gputrace: out of memory at start; tracing off\n");
+		return;
+	}
+	if (gt_fork_init()) {
+		gt_log("gputrace: cannot watch fork (out of memory); tracing off\n");
+		return;
+	}
+	gt_gpu_init();
+	atomic_store(&gt_active, 1);
+}
+
+__attribute__((constructor)) static void gt_constructor(void)
+{
+	gt_init();
+}
+
+static void end_trace(void)
+{
+	gt_fork_notice();               /* the dump may be a parent's */
+	atomic_store(&gt_active, 0);
+	gt_writer_finish();             /* a second call does nothing */
+}
+
+/*
+ * With CUPTI loaded the dump must end in exit()'s handlers, not in our
+ * destructor: by the time the destructors run, libcupti's own have torn
+ * it down, and a last flush there crashes.  Handlers run last-registered
+ * first, so each call registers once more (at most twice: when CUPTI is
+ * subscribed, and when its first records arrive, after CUDA and CUPTI
+ * have registered theirs).
+ */
+void gt_end_in_exit_handlers(void)
+{
+	static atomic_int times;
+
+	if (atomic_fetch_add(&times, 1) < 2 && atexit(end_trace))
+		gt_debug("gputrace: atexit refused; the dump ends at unload\n");
+}
+
+__attribute__((destructor)) static void gt_destructor(void)
+{
+	end_trace();
+}

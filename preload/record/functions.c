@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * functions.c - CUfunction handles to ids, and their names, lock-free.
+ *
+ * An open-addressing table keyed by the handle: a thread that meets a new
+ * handle claims a slot with one CAS, takes the next id, asks the driver for
+ * the name (once per kernel, outside the steady state) and publishes the id.
+ * A thread that meets the same handle meanwhile waits for that id: a race
+ * that lasts one cuFuncGetName call and happens once per kernel.
+ */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/record/functions.h"
+#include "preload/base/internal.h"
+#include "preload/hooks/procaddr.h"
+
+#define ID_FULL UINT32_MAX          /* claimed, but the id space is spent */
+
+struct slot {
+	_Atomic uintptr_t key;
+	_Atomic uint32_t id;        /* 0 until published */
+};
+
+static struct slot *slots;
+static uint64_t slot_mask;
+static struct gt_func_info *infos; /* by id; infos[0] unused */
+static _Atomic uint32_t next_id;
+static uint32_t max_id;
+static _Atomic int publishing;      /* threads between claim and publish */
+
+int gt_func_table_init(void)
+{
+	uint64_t cap = 1;
+
+	max_id = gt_cfg.max_functions;
+	while (cap < 2ull * max_id)
+		cap <<= 1;
+	slots = calloc(cap, sizeof(*slots));
+	infos = calloc((size_t)max_id + 1, sizeof(*infos));
+	if (!slots || !infos) {
+		free(slots);
+		free(infos);
+		slots = NULL;
+		return -1;
+	}
+	slot_mask = cap - 1;
+	return 0;
+}
+
+static const char *driver_name(const void *handle)
+{
+	static _Atomic(PFN_cuFuncGetName_v12030) func_get_name;
+	static _Atomic(PFN_cuKernelGetName_v12030) kernel_get_name;
+	PFN_cuFuncGetName_v12030 fgn = atomic_load(&func_get_name);
+	PFN_cuKernelGetName_v12030 kgn = atomic_load(&kernel_get_name);
+	const char *name = NULL;
+
+	if (!fgn) {
+		fgn = gt_driver_proc("cuFuncGetName", 12030);
+		atomic_store(&func_get_name, fgn);
+	}
+	if (fgn && fgn(&name, (CUfunction)handle) == CUDA_SUCCESS && name)
+		return strdup(name);
+	if (!kgn) {
+		kgn = gt_driver_proc("cuKernelGetName", 12030);
+		atomic_store(&kernel_get_name, kgn);
+	}
+	if (kgn && kgn(&name, (CUkernel)handle) == CUDA_SUCCESS && name)
+		return strdup(name);
+	return NULL;
+}
+
+static uint32_t publish(struct slot *s, uintptr_t key)
+{
+	uint32_t id = atomic_fetch_add(&next_id, 1) + 1;
+
+	if (id > max_id) {
+		atomic_store_explicit(&s->id, ID_FULL, memory_order_release);
+		gt_warn_once("gputrace: more than %u kernels (GPUTRACE_MAX_FUNCTIONS): "
+			     "further kernels are unnamed\n", max_id);
+		return 0;
+	}
+	infos[id].handle = key;
+	infos[id].name = driver_name((const void *)key);
+	atomic_store_explicit(&infos[id].ready, 1, memory_order_release);
+	atomic_store_explicit(&s->id, id, memory_order_release);
+	return id;
+}
+
+static uint32_t wait_id(struct slot *s)
+{
+	uint32_t id;
+
+	for (int spins = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0;
+	     spins++) {
+		if (spins > 1000000)
+			return 0;
+		if (spins > 100)
+			sched_yield();
+	}
+	return id == ID_FULL ? 0 : id;
+}
+
+static inline uint64_t hash_ptr(uintptr_t p)
+{
+	return (uint64_t)(p >> 4) * 0x9e3779b97f4a7c15ull >> 20;
+}
+
+uint32_t gt_func_id(const void *handle)
+{
+	uintptr_t key = (uintptr_t)handle;
+	uint64_t i;
+
+	if (unlikely(!key || !slots))
+		return 0;
+	i = hash_ptr(key) & slot_mask;
+	for (uint64_t probe = 0; probe <= slot_mask; probe++, i = (i + 1) & slot_mask) {
+		struct slot *s = &slots[i];
+		uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+
+		if (likely(k == key))
+			return wait_id(s);
+		if (k != 0)
+			continue;
+		atomic_fetch_add(&publishing, 1);       /* see gt_func_after_fork */
+		if (atomic_compare_exchange_strong(&s->key, &k, key)) {
+			uint32_t id = publish(s, key);
+
+			atomic_fetch_sub(&publishing, 1);
+			return id;
+		}
+		atomic_fetch_sub(&publishing, 1);
+		if (k == key)
+			return wait_id(s);
+	}
+	return 0;
+}
+
+/*
+ * Fork child: the new dump must define every function again, and a slot
+ * that a parent's thread had claimed but not yet published at the fork
+ * never will be (that thread is not in the child): it stays unnamed.
+ */
+void gt_func_after_fork(void)
+{
+	uint32_t n = gt_func_count();
+
+	for (uint32_t id = 1; id <= n; id++)
+		infos[id].written = 0;
+	if (!atomic_load(&publishing) || !slots)
+		return;
+	for (uint64_t i = 0; i <= slot_mask; i++)
+		if (atomic_load(&slots[i].key) && !atomic_load(&slots[i].id))
+			atomic_store(&slots[i].id, ID_FULL);
+	atomic_store(&publishing, 0);
+}
+
+uint32_t gt_func_count(void)
+{
+	uint32_t n = atomic_load(&next_id);
+
+	return n > max_id ? max_id : n;
+}
+
+struct gt_func_info *gt_func_info(uint32_t id)
+{
+	return id && id <= max_id ? &infos[id] : NULL;
+}
