@@ -8,6 +8,7 @@ verdict() once per check; check.py runs them all.
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -56,6 +57,22 @@ def trace(cmd, name, extra_env=None):
 def verdict(name, ok, detail):
     results.append(ok)
     print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
+
+
+def dump_parts(path):
+    """Bytes of a dump's GPU-record chunks (GT_CHUNK_GPU: header, records)
+    and their record count; the rest is the host side."""
+    with open(path, "rb") as f:
+        d = f.read()
+    off = struct.unpack_from("<I", d, 12)[0]
+    gpu_bytes = gpu_recs = 0
+    while off + 8 <= len(d):
+        kind, size = struct.unpack_from("<II", d, off)
+        if kind == 13 and size >= 16:
+            gpu_bytes += 8 + size
+            gpu_recs += struct.unpack_from("<I", d, off + 12)[0]
+        off += 8 + size
+    return len(d), gpu_bytes, gpu_recs
 
 
 def launches(j):
