@@ -10,8 +10,9 @@
 #   make fuzz         libFuzzer (clang) with a mutator that knows the
 #                     chunks (test/fuzz/mutate.c) on each output mode: text,
 #                     json, trace, sqlite, html, diff, ranks; FUZZ_RUNS
-#                     (10000) runs each, sqlite half, from FUZZ_SEED (1129), at most
-#                     FUZZ_SECONDS (300) each (test/fuzz/run)
+#                     (10000) runs each, sqlite half, from FUZZ_SEED (1129), within
+#                     FUZZ_SECONDS (300) each: a mode stopped short of its
+#                     count fails (test/fuzz/run)
 #   make fuzz-long    FUZZ_LONG_RUNS (1000000) runs of each mode, random
 #                     seeds, going on after a finding; the counts go to
 #                     $(B)/fuzz/long-summary.txt

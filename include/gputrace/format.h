@@ -97,7 +97,7 @@ enum gt_chunk_type {
 struct gt_process {
 	uint32_t pid;
 	uint32_t ppid;
-	uint32_t rank;              /* RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID */
+	uint32_t rank;              /* as %r of GPUTRACE_OUTPUT (settings.md) */
 	uint32_t argc;              /* argv strings that follow the two names */
 };
 

@@ -18,7 +18,9 @@
 
 unsigned gt_output_rank(void)
 {
-	static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" };
+	static const char *const vars[] = {
+		"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"
+	};
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *v = getenv(vars[i]);

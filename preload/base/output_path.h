@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 /*
- * Expand %p (pid), %h (host name), %r (rank: RANK, OMPI_COMM_WORLD_RANK or
- * SLURM_PROCID, else 0) and %% in tmpl; a field's '/' and leading dots
+ * Expand %p (pid), %h (host name), %r (rank: RANK, OMPI_COMM_WORLD_RANK,
+ * PMI_RANK or SLURM_PROCID, else 0) and %% in tmpl; a field's '/' and leading dots
  * become '_' (it never names another directory).  Returns 0, or -1 if it
  * does not fit in size bytes.
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # 150-output.t - where the dump goes: GPUTRACE_OUTPUT with %p %h %r (rank
-# from RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID, else 0), the default
+# from RANK, OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, else 0), the default
 # name in the working directory, and the one line on stderr naming it.
 use strict;
 use warnings;
@@ -39,6 +39,7 @@ sub check_named {
 check_named('RANK=3', { RANK => 3 }, 3);
 check_named('no rank variable', {}, 0);
 check_named('OMPI_COMM_WORLD_RANK=5', { OMPI_COMM_WORLD_RANK => 5 }, 5);
+check_named('PMI_RANK=4 (MPICH, Intel MPI)', { PMI_RANK => 4 }, 4);
 check_named('SLURM_PROCID=6', { SLURM_PROCID => 6 }, 6);
 check_named('RANK wins over SLURM_PROCID',
 	    { RANK => 3, SLURM_PROCID => 6 }, 3);

@@ -3,8 +3,9 @@
 # names a missing CUDA header and where it comes from; make demo runs with
 # no CUDA headers (the sample dump); make install DESTDIR=... PREFIX=...
 # puts the library, both commands, their man pages, the format headers and
-# gputrace.pc (for that prefix) in place, the installed gputrace finds the
-# installed library, and make uninstall removes it all.
+# gputrace.pc (for that prefix) in place, the man pages render without a
+# warning, the installed gputrace finds the installed library, and make
+# uninstall removes it all.
 use strict;
 use warnings;
 use File::Path qw(make_path);
@@ -75,6 +76,14 @@ subtest 'make install and uninstall' => sub {
 	ok(-e "$p/$_", $_) for @files;
 	like(GtRun::slurp("$p/share/man/man1/gputrace.1"), qr/^\.TH GPUTRACE 1 "" "gputrace \Q$VERSION\E"/m,
 	     'the man page with the version');
+	SKIP: {
+		skip 'no man', 4 unless system('man --version >/dev/null 2>&1') == 0;
+		for my $page (qw(gputrace gputrace-analyze)) {
+			my $text = qx{MANWIDTH=80 man --warnings -l '$p/share/man/man1/$page.1' 2>&1};
+			like($text, qr/^NAME\n\s+\Q$page\E\s+-\s/m, "man -l $page.1: rendered");
+			unlike($text, qr/warning/i, "man -l $page.1: no warning");
+		}
+	}
 
 	local $ENV{PKG_CONFIG_PATH} = "$p/lib/pkgconfig";
 	SKIP: {

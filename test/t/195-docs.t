@@ -1,8 +1,10 @@
 #!/usr/bin/perl
 # 195-docs.t - the documentation holds together: README.md stays short,
-# every relative link of README.md and docs/*.md names a file that exists
-# and, with #anchor, a heading of it; the man pages render without warnings
-# (where man is installed).
+# docs/ has its seven documents, none tells how it was made (a date, an
+# issue, a session; a commit in the README), every relative link of
+# README.md and docs/*.md names a file that exists and, with #anchor, a
+# heading of it; the man pages render without warnings (where man is
+# installed).
 use strict;
 use warnings;
 use FindBin;
@@ -40,6 +42,19 @@ sub anchors {
 my $readme = slurp("$root/README.md");
 my $lines = () = $readme =~ /\n/g;
 cmp_ok($lines, '<=', 200, "README.md: $lines lines");
+
+my @docs = qw(settings how-it-works diagnosis exports format validation architecture);
+is_deeply([grep { !-f "$root/docs/$_.md" } @docs], [], "docs/: @docs");
+
+# The documents describe the product, not how it was made: no dated log,
+# no commit in the README (a measured figure in docs/ names its build), no
+# issue or session anywhere.
+is_deeply([$readme =~ /(\b20\d\d-\d\d-\d\d\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b)/g], [],
+	  'README.md: no date, no commit');
+for my $doc ('README.md', map { s{^\Q$root\E/}{}r } glob("$root/docs/*.md")) {
+	is_deeply([slurp("$root/$doc") =~ /\b(issue \d+|[Ss]ession|\b20\d\d-\d\d-\d\d\b)/g], [],
+		  "$doc: no issue, session or date");
+}
 
 for my $doc ('README.md', map { s{^\Q$root\E/}{}r } glob("$root/docs/*.md")) {
 	my $text = slurp("$root/$doc");

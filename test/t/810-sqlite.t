@@ -85,6 +85,7 @@ is(q1("SELECT group_concat(name) FROM pragma_table_info('dumps') WHERE name IN (
 my $docs = join('', map { GtDump::slurp($_) } "$FindBin::Bin/../../README.md",
 		glob("$FindBin::Bin/../../docs/*.md"));
 unlike($docs, qr/[Ee]very table has `dump`/, 'the docs do not say every table has dump');
+like($docs, qr/`dumps`\s+has\s+`id`/, 'the docs say the dumps table has id');
 
 # Host events go in by batches of rows: every event once, in the order
 # of the dump, whole batches and what is left over alike.

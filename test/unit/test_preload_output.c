@@ -30,6 +30,9 @@ static void expands_pid_host_rank(void **state)
 	unsetenv("RANK");
 	setenv("SLURM_PROCID", "3", 1);
 	assert_int_equal(gt_output_rank(), 3);
+	setenv("PMI_RANK", "4", 1);             /* MPICH's and Intel MPI's mpirun */
+	assert_int_equal(gt_output_rank(), 4);
+	unsetenv("PMI_RANK");
 	unsetenv("SLURM_PROCID");
 	assert_int_equal(gt_output_rank(), 0);
 }
