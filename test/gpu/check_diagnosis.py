@@ -144,10 +144,18 @@ def step_ms(t, j):
     return t["ms_per_step"], "program"
 
 
+def same_step(t, j):
+    """Whether the dump's timed step is the program's step (within 1.5x
+    either way) and not a part of it or several: a step the analyzer cut
+    otherwise than the program counts is not compared."""
+    ms, how = step_ms(t, j)
+    return how == "program" or 2 / 3 <= ms / t["ms_per_step"] <= 1.5
+
+
 def measured_gain(w, t, j, tt, tj):
     (a, how), (b, how2) = step_ms(t, j), step_ms(tt, tj)
-    if how != how2:                     # compare like with like
-        a, b, how = t["ms_per_step"], tt["ms_per_step"], "program"
+    if how != how2 or not (same_step(t, j) and same_step(tt, tj)):
+        a, b, how = t["ms_per_step"], tt["ms_per_step"], "program"  # like with like
     if w.get("gain") == "per_sample":
         a, b = a / t["batch"], b / tt["batch"]
     return 1 - b / a, a, b, how
