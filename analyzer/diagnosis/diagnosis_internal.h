@@ -2,7 +2,7 @@
 /*
  * diagnosis_internal.h - what the diagnosis files share: the host spans
  * (idle_host.c), the GPU timeline per device (idle_gpu.c), span lists
- * (idle_spans.c), CPU samples (idle_outside.c), the attribution (idle.c),
+ * (span.c), CPU samples (idle_outside.c), the attribution (idle.c),
  * steps (steps*.c), the verdict (verdict*.c) and the gains (whatif.c).
  */
 #ifndef GPUTRACE_ANALYZER_DIAGNOSIS_INTERNAL_H
@@ -74,7 +74,7 @@ struct host_thread {
 	uint64_t launches;
 };
 
-/* ---- span lists (idle_spans.c) ------------------------------------------ */
+/* ---- span lists (span.c) ------------------------------------------ */
 
 struct span {
 	uint64_t t0, t1;

@@ -86,7 +86,7 @@ struct model {
 	struct memory_stats *memory;    /* memory.c */
 	struct nccl_stats *nccl;        /* nccl.c */
 	struct nvtx_stats *nvtx;        /* nvtx.c */
-	struct env_stats *env;          /* env.c, samples.c */
+	struct env_stats *env;          /* env.c, env_samples.c */
 	struct callsites *callsites;    /* callsite.c */
 	struct gpu_stats *gpu;          /* gpu.c */
 	struct diagnosis *diag;         /* diagnosis.c */

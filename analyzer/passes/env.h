@@ -22,7 +22,7 @@
 #define ENV_REASON_BITS 16
 #define ENV_MAX_SETTINGS 64         /* GT_ENV_SETTING items kept */
 
-/* One item of an environment or sample record (env_chunks.c). */
+/* One item of an environment or sample record (dump_env.c). */
 struct env_item {
 	uint16_t key, status;
 	int64_t value;

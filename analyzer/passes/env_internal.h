@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * env_internal.h - what env.c, samples.c, env_select.c and env_report.c
+ * env_internal.h - what env.c, env_samples.c, env_select.c and env_report.c
  * share.
  */
 #ifndef GPUTRACE_ANALYZER_ENV_INTERNAL_H
@@ -11,7 +11,7 @@
 /* The model's env_stats, made at the first use. */
 struct env_stats *env_stats_of(struct model *m);
 
-/* Take in one GT_CHUNK_SAMPLE record (samples.c). */
+/* Take in one GT_CHUNK_SAMPLE record (env_samples.c). */
 void env_sample(struct env_stats *s, const struct dump_record *rec);
 
 /* A fact that is known (status OK): 1 and *v, else 0. */

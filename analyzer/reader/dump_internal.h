@@ -58,23 +58,23 @@ int dump_next_event(struct dump_reader *r, struct dump_record *rec);
 
 void dump_free_tables(struct dump_reader *r);
 
-/* NCCL chunks (nccl_chunks.c): 1 or -1, like dump_parse_chunk. */
+/* NCCL chunks (dump_nccl.c): 1 or -1, like dump_parse_chunk. */
 int dump_parse_nccl_comm(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_nccl_prof(struct dump_reader *r, struct dump_record *rec);
 
-/* Call stack chunks (callsite_chunks.c): 1 or -1, like dump_parse_chunk. */
+/* Call stack chunks (dump_callsite.c): 1 or -1, like dump_parse_chunk. */
 int dump_parse_stack(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_modules(struct dump_reader *r, struct dump_record *rec);
 
-/* Steps and switching spans (steps_chunks.c): 1 or -1. */
+/* Steps and switching spans (dump_steps.c): 1 or -1. */
 int dump_parse_steps(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_switch(struct dump_reader *r, struct dump_record *rec);
 
-/* NVTX, environment and sample chunks (env_chunks.c): 1 or -1. */
+/* NVTX, environment and sample chunks (dump_env.c): 1 or -1. */
 int dump_parse_nvtx(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_info(struct dump_reader *r, struct dump_record *rec);
 
-/* GPU timeline chunks (gpu_chunks.c): 1, 0 to skip, or -1. */
+/* GPU timeline chunks (dump_gpu.c): 1, 0 to skip, or -1. */
 int dump_parse_gpu(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_window(struct dump_reader *r, struct dump_record *rec);
 int dump_parse_clock(struct dump_reader *r, struct dump_record *rec);

@@ -41,7 +41,7 @@ my @ALLOWED = (
 	# The model's rows ask the GPU pass for times.
 	'analyzer/model/model_rows.c -> analyzer/passes/gpu.h',
 	# The reader of the environment chunks fills the env pass's structures.
-	'analyzer/reader/env_chunks.c -> analyzer/passes/env.h',
+	'analyzer/reader/dump_env.c -> analyzer/passes/env.h',
 	# Driver functions the library calls untraced are reached through
 	# the cuGetProcAddress wrappers' code (procaddr.c).
 	'preload/env/env_cuda.c -> preload/hooks/procaddr.h',

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * steps_chunks.c - check the chunks in which the library said where the
+ * dump_steps.c - check the chunks in which the library said where the
  * program's steps began (GT_CHUNK_STEPS) and what switching CUPTI on and
  * off for each GPU window spanned (GT_CHUNK_SWITCH), and hand them out as
  * records.  A steps chunk's deltas are checked here once, so that its

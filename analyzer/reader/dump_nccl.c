@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nccl_chunks.c - check the NCCL chunks of a dump (GT_CHUNK_NCCL_COMM and
+ * dump_nccl.c - check the NCCL chunks of a dump (GT_CHUNK_NCCL_COMM and
  * GT_CHUNK_NCCL_PROF) and hand them out as records.  Like every chunk,
  * they may be longer than the structs we know, never shorter, and may
  * name only strings already defined.

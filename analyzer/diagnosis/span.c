@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * idle_spans.c - lists of time spans: appended in nearly increasing order
+ * span.c - lists of time spans: appended in nearly increasing order
  * (merged with the last one when they touch, which keeps runs of busy
  * kernels small), then sorted and merged once into disjoint spans that
  * can be searched.  A shared budget caps how many spans all lists of a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * env_chunks.c - check the NVTX, environment and sample chunks of a dump
+ * dump_env.c - check the NVTX, environment and sample chunks of a dump
  * (GT_CHUNK_NVTX, GT_CHUNK_ENV, GT_CHUNK_SAMPLE) and hand them out as
  * records.  An item list must hold exactly the items its header counts,
  * each within the chunk; unknown keys pass (the model skips them).

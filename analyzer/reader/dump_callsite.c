@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * callsite_chunks.c - check the call stack chunks of a dump (GT_CHUNK_STACK
+ * dump_callsite.c - check the call stack chunks of a dump (GT_CHUNK_STACK
  * and GT_CHUNK_MODULES) and hand them out as records.  Frames and modules
  * must fit in the chunk (it may be longer, never shorter) and may name
  * only strings already defined.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu_chunks.c - check and decode the GPU timeline chunks: GPU records
+ * dump_gpu.c - check and decode the GPU timeline chunks: GPU records
  * (GT_CHUNK_GPU), windows (GT_CHUNK_WINDOW) and clock pairs
  * (GT_CHUNK_CLOCK).  Records may be longer than the structs we know,
  * never shorter; the count must fill the chunk exactly.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * samples.c - add up the sampler's records as they stream by: per NVML
+ * env_samples.c - add up the sampler's records as they stream by: per NVML
  * device utilization, clocks, throttle reasons, temperature, power,
  * memory and the other processes on it; for the host, the first and last
  * value of each cumulative CPU counter.  Fixed memory per device.
