@@ -14,17 +14,13 @@
 /* The header facts of a dump: 0, or -1 (said). */
 static int read_head(struct export_dump *d)
 {
-	struct dump_reader *r;
-	int rc = dump_open(&r, d->path);
+	struct gt_file_header h;
 
-	if (rc < 0) {
-		error_msg("%s", dump_error(r));
-	} else {
-		d->start_ns = dump_header(r)->start_ns;
-		d->trace_pid = dump_header(r)->pid;
-	}
-	dump_close(r);
-	return rc;
+	if (loader_header(d->path, &h) < 0)
+		return -1;
+	d->start_ns = h.start_ns;
+	d->trace_pid = h.pid;
+	return 0;
 }
 
 /* Steps need the model of the first dump; everything else its header. */

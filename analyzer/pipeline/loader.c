@@ -52,6 +52,19 @@ static int said(int rc, char *why)
 	return rc;
 }
 
+int loader_header(const char *path, struct gt_file_header *h)
+{
+	struct dump_reader *r;
+	int rc = dump_open(&r, path);
+
+	if (rc < 0)
+		error_msg("%s", dump_error(r));
+	else
+		*h = *dump_header(r);
+	dump_close(r);
+	return rc;
+}
+
 int loader_pass(const char *path, loader_fn fn, void *ctx, uint64_t base)
 {
 	char *why = NULL;

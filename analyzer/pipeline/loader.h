@@ -13,6 +13,9 @@
 #include "analyzer/reader/dump_reader.h"
 #include "analyzer/model/model.h"
 
+/* The file header of path into *h: 0, or -1 after saying why. */
+int loader_header(const char *path, struct gt_file_header *h);
+
 /* A record sink, fed every record of a dump in order. */
 typedef void (*loader_fn)(void *ctx, const struct dump_reader *r,
 			  const struct dump_record *rec);

@@ -198,17 +198,15 @@ static int rank_unique(const struct ranks *rk, size_t i)
 	return 1;
 }
 
-/* CLOCK_REALTIME - CLOCK_MONOTONIC of a dump, from its header. */
+/* CLOCK_REALTIME - CLOCK_MONOTONIC of a dump, from its header (0 when
+ * it has none). */
 static int64_t realtime_shift(const char *path)
 {
-	struct dump_reader *r;
-	int64_t v = 0;
+	struct gt_file_header h;
 
-	if (dump_open(&r, path) == 0 && dump_header(r)->start_realtime_ns)
-		v = (int64_t)(dump_header(r)->start_realtime_ns -
-			      dump_header(r)->start_ns);
-	dump_close(r);
-	return v;
+	if (loader_header(path, &h) < 0 || !h.start_realtime_ns)
+		return 0;
+	return (int64_t)(h.start_realtime_ns - h.start_ns);
 }
 
 /* Count the hosts; dumps of other hosts than the first get the offset
