@@ -19,7 +19,8 @@
 #   make test-safety  all three (what CI runs after make test)
 #   make bench-analyzer  the analyzer's CPU time and peak memory for each
 #                     output on synthetic dumps of 1M, 10M and 50M events
-#                     (SIZES, OUTPUTS; CPU only)
+#                     (SIZES, OUTPUTS), then the ranks report on 4 dumps
+#                     read on all cores (RANKS, RANK_EVENTS; CPU only)
 #   make bench-launch the added time per launch on the fake driver, with
 #                     the caches a driver would leave (CPU only)
 

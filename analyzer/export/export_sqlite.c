@@ -212,20 +212,42 @@ static void run(struct sq *s, enum sq_table t, sqlite3_stmt *st)
 	sqlite3_reset(st);
 }
 
-/* Bind n held rows from cell c on into st, from parameter 1. */
-static void bind_held(sqlite3_stmt *st, const struct sq_cell *c, int n)
+static void bind_cell(sqlite3_stmt *st, int i, const struct sq_cell *c)
 {
-	for (int i = 1; i <= n; i++, c++)
-		switch (c->type) {
-		case SQ_INT:
-			sqlite3_bind_int64(st, i, c->v);
-			break;
-		case SQ_TEXT:
-			sqlite3_bind_text(st, i, c->text, -1, SQLITE_STATIC);
-			break;
-		default:
-			sqlite3_bind_null(st, i);
-		}
+	switch (c->type) {
+	case SQ_INT:
+		sqlite3_bind_int64(st, i, c->v);
+		break;
+	case SQ_TEXT:
+		sqlite3_bind_text(st, i, c->text, -1, SQLITE_STATIC);
+		break;
+	default:
+		sqlite3_bind_null(st, i);
+	}
+}
+
+static int same_cell(const struct sq_cell *a, const struct sq_cell *b)
+{
+	return a->type == b->type && (a->type != SQ_INT || a->v == b->v) &&
+	       (a->type != SQ_TEXT || a->text == b->text);
+}
+
+/*
+ * Bind n held cells from c on into st, from parameter 1.  With bound
+ * (what st holds now: bindings outlive a reset), a cell bound already is
+ * skipped: most columns of consecutive events repeat (dump, thread,
+ * stream, result...), and a bind costs SQLite as much as a column insert.
+ */
+static void bind_held(sqlite3_stmt *st, const struct sq_cell *c,
+		      struct sq_cell *bound, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (bound && same_cell(&c[i], &bound[i]))
+			continue;
+		bind_cell(st, i + 1, &c[i]);
+		if (bound)
+			bound[i] = c[i];
+	}
 }
 
 /* Insert the rows held for t: one statement for a whole batch, one per
@@ -235,12 +257,12 @@ static void flush(struct sq *s, enum sq_table t)
 	struct sq_tab *tb = &s->tab[t];
 
 	if (tb->n == SQ_BATCH) {
-		bind_held(tb->many, tb->held, SQ_BATCH * tb->cols);
+		bind_held(tb->many, tb->held, tb->bound, SQ_BATCH * tb->cols);
 		run(s, t, tb->many);
 	} else {
 		for (int i = 0; i < tb->n; i++) {
 			bind_held(tb->row.st, tb->held + (size_t)i * (size_t)tb->cols,
-				  tb->cols);
+				  NULL, tb->cols);
 			run(s, t, tb->row.st);
 		}
 	}
@@ -318,10 +340,18 @@ static int schema(struct sq *s)
 			return -1;
 		s->tab[t].held = xcalloc((size_t)SQ_BATCH * (size_t)s->tab[t].cols,
 					 sizeof(struct sq_cell));
+		s->tab[t].bound = xcalloc((size_t)SQ_BATCH * (size_t)s->tab[t].cols,
+					  sizeof(struct sq_cell));
 	}
 	return 0;
 }
 
+/*
+ * The journal off, one writer, one transaction.  8 MB of page cache, which
+ * is also what SQLite sorts in memory at a time when it makes the indexes:
+ * a larger cache made no index faster (the sort runs out of the CPU's
+ * caches), and it bounds the peak memory whatever the size of the dumps.
+ */
 static int open_db(struct sq *s, const char *path)
 {
 	s->path = path;
@@ -340,7 +370,7 @@ static int open_db(struct sq *s, const char *path)
 	    exec(s, "PRAGMA synchronous=OFF") < 0 ||
 	    exec(s, "PRAGMA locking_mode=EXCLUSIVE") < 0 ||
 	    exec(s, "PRAGMA page_size=16384") < 0 ||
-	    exec(s, "PRAGMA cache_size=-32768") < 0 ||
+	    exec(s, "PRAGMA cache_size=-8192") < 0 ||
 	    exec(s, "BEGIN") < 0)
 		return -1;
 	return schema(s);
@@ -389,6 +419,7 @@ static void close_db(struct sq *s)
 		sqlite3_finalize(s->tab[t].row.st);
 		sqlite3_finalize(s->tab[t].many);
 		free(s->tab[t].held);
+		free(s->tab[t].bound);
 	}
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		sq_fail(s, "close");

@@ -51,6 +51,7 @@ struct sq_tab {
 	struct sq_row row;
 	sqlite3_stmt *many;         /* batched: INSERT of SQ_BATCH rows */
 	struct sq_cell *held;       /* batched: SQ_BATCH rows of cells */
+	struct sq_cell *bound;      /* batched: what many has bound now */
 	int cols, n;                /* n: rows held */
 };
 

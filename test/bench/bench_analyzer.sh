@@ -4,14 +4,21 @@
 # takes, for each output, on synthetic launch-heavy dumps of several sizes
 # (test/bench/make_big_dump.c, 8 threads).  Events per second of CPU time
 # (user + system of the analyzer process) and its peak RSS, measured by
-# test/bench/rusage.c; the size of what it wrote.  CPU only, no GPU.
+# test/bench/rusage.c; the size of what it wrote.  Then several dumps (the
+# ranks of a job, RANKS of RANK_EVENTS events) read together by the ranks
+# report, which reads them on all cores: its wall time, CPU time and their
+# ratio (the cores it kept busy) beside the number of CPUs.  CPU only, no
+# GPU.
 #
 #   make bench-analyzer     (SIZES="1000000 10000000 50000000"
-#                            OUTPUTS="text json trace perfetto sqlite html")
+#                            OUTPUTS="text json trace perfetto sqlite html"
+#                            RANKS=4 RANK_EVENTS=10000000; RANKS=0: none)
 set -eu
 B=${B:-build}
 SIZES=${SIZES:-1000000 10000000 50000000}
 OUTPUTS=${OUTPUTS:-text json trace perfetto sqlite html}
+RANKS=${RANKS:-4}
+RANK_EVENTS=${RANK_EVENTS:-10000000}
 AN=$B/gputrace-analyze
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gt-bench-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -32,7 +39,7 @@ one() {     # $1 events, $2 output
 	# shellcheck disable=SC2046
 	"$B/rusage" "$TMP/ru" "$AN" $(args_for "$2") "$TMP/d.bin" \
 		>"$TMP/stdout" 2>"$TMP/stderr"
-	read -r u s rss rc <"$TMP/ru"
+	read -r u s rss rc _ <"$TMP/ru"
 	if [ "$rc" != 0 ]; then
 		printf '%10s %-8s failed (status %s): %s\n' "$1" "$2" "$rc" \
 			"$(head -c 200 "$TMP/stderr" | tr '\n' ' ')"
@@ -55,3 +62,32 @@ for n in $SIZES; do
 	done
 	rm -f "$TMP/d.bin"
 done
+
+# The ranks report on $RANKS dumps of $RANK_EVENTS events in one folder.
+ranks() {
+	local u s rss rc wall
+
+	[ "$RANKS" -gt 0 ] || return 0
+	mkdir -p "$TMP/ranks"
+	for i in $(seq 1 "$RANKS"); do
+		"$B/make_big_dump" "$TMP/ranks/rank$i.bin" "$RANK_EVENTS" 8
+	done
+	rm -f "$TMP/ru"
+	"$B/rusage" "$TMP/ru" "$AN" "$TMP/ranks" >"$TMP/stdout" 2>"$TMP/stderr"
+	read -r u s rss rc wall <"$TMP/ru"
+	if [ "$rc" != 0 ]; then
+		printf 'ranks: failed (status %s): %s\n' "$rc" \
+			"$(head -c 200 "$TMP/stderr" | tr '\n' ' ')"
+		return
+	fi
+	awk -v k="$RANKS" -v n="$RANK_EVENTS" -v u="$u" -v s="$s" -v w="$wall" \
+		-v rss="$rss" -v cpus="$(nproc)" \
+		'BEGIN { cpu = u + s; if (w <= 0) w = 0.001;
+			 printf "ranks: %d dumps of %d events: wall %.2f s, cpu " \
+				"%.2f s, speedup %.2f (cpu / wall) on %d CPUs, " \
+				"%.2f M events/s of wall time, peak %d MB\n",
+				k, n, w, cpu, cpu / w, cpus, k * n / w / 1e6,
+				rss / 1024 }'
+	rm -rf "$TMP/ranks"
+}
+ranks
