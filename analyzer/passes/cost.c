@@ -344,6 +344,8 @@ static void figures(struct cost_figures *f, struct acc *a, const struct step *st
 		return;
 	f->measured = 1;
 	f->inside = a->in_ns / a->base_ns - 1;
+	f->in_mean = (uint64_t)(a->in_ns / (double)a->nin);
+	f->base_mean = (uint64_t)(a->base_ns / (double)a->nin);
 	f->covered = (double)f->in / (double)f->steps;
 	f->overall = (a->in_ns - a->base_ns) / (double)f->all_ns;
 	f->have_after = a->nratio > 0;

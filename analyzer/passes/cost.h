@@ -33,6 +33,8 @@ struct cost_figures {
 	uint64_t mixed;                 /* ... across a change of pattern */
 	uint64_t in_p50, out_p50, before_p50, after_p50;   /* ns */
 	uint64_t in_ns, all_ns;                 /* their sums */
+	uint64_t in_mean, base_mean;    /* ns: a step inside windows on average,
+					   and what it would have been */
 	double inside;          /* per step inside windows, over outside: +0.04 */
 	double covered;         /* share of the steps inside windows */
 	double overall;         /* time the windows added, over the run's steps */

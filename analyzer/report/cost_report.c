@@ -4,6 +4,7 @@
  * windows went, what they cost the run) and its JSON keys (gpu_windows,
  * tracing_cost).
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "analyzer/passes/cost_internal.h"
@@ -11,6 +12,10 @@
 #include "analyzer/report/report.h"
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/util.h"
+
+/* How far apart (in share of a step) the medians' figure must be from
+ * the means' for the report to give it too. */
+#define MEDIANS_APART 0.05
 
 static const char *const reason_names[] = {
 	[GT_WINDOW_CLOCK] = "clock", [GT_WINDOW_STEPS] = "steps",
@@ -84,6 +89,23 @@ static void after_text(FILE *out, const struct cost_figures *f)
 		    fmt_ns(b, sizeof(b), f->before_p50));
 }
 
+/* The medians, when they tell otherwise than the means: a few long steps
+ * inside the windows (switching CUPTI on, a late record) make the mean. */
+static void medians_text(FILE *out, const struct cost_figures *f)
+{
+	char a[UNITS_BUF], b[UNITS_BUF];
+	double med;
+
+	if (!f->out_p50)
+		return;
+	med = (double)f->in_p50 / (double)f->out_p50 - 1;
+	if (fabs(med - f->inside) <= MEDIANS_APART)
+		return;
+	report_line(out, "  by the medians: %+.1f%% per step inside (%s against %s): a few "
+		    "long steps inside the windows make the mean", 100 * med,
+		    fmt_ns(a, sizeof(a), f->in_p50), fmt_ns(b, sizeof(b), f->out_p50));
+}
+
 void cost_report_text(FILE *out, const struct model *m)
 {
 	const struct cost_figures *f = cost_figures(m);
@@ -99,10 +121,12 @@ void cost_report_text(FILE *out, const struct model *m)
 		return;
 	}
 	report_line(out, "tracing cost in this run: %+.1f%% per step inside GPU windows "
-		    "(%s against %s for the steps around them), which covered %.1f%% of "
-		    "the %llu steps; %+.2f%% overall", 100 * f->inside,
-		    fmt_ns(a, sizeof(a), f->in_p50), fmt_ns(b, sizeof(b), f->out_p50),
-		    100 * f->covered, (unsigned long long)f->steps, 100 * f->overall);
+		    "(%s a step on average against %s for the steps around them), "
+		    "which covered %.1f%% of the %llu steps; %+.2f%% overall",
+		    100 * f->inside, fmt_ns(a, sizeof(a), f->in_mean),
+		    fmt_ns(b, sizeof(b), f->base_mean), 100 * f->covered,
+		    (unsigned long long)f->steps, 100 * f->overall);
+	medians_text(out, f);
 	left_out_text(out, f);
 	if (m->cost->capped)
 		report_line(out, "  (the first %zu step starts only: the run had more)",
@@ -164,6 +188,8 @@ void cost_report_json(struct json *j, const struct model *m)
 	put_u(j, "steps_inside", f->in);
 	put_u(j, "steps_before", f->before);
 	put_u(j, "steps_after", f->after);
+	put_u(j, "inside_mean_ns", f->in_mean);
+	put_u(j, "around_mean_ns", f->base_mean);
 	put_u(j, "inside_p50_ns", f->in_p50);
 	put_u(j, "outside_p50_ns", f->out_p50);
 	put_u(j, "before_p50_ns", f->before_p50);

@@ -225,10 +225,10 @@ sub steps_dump {
 	my $seq = 0;
 
 	for my $run (@runs) {
-		my ($n, $ms, $in) = @$run;
+		my ($n, $ms, $in) = @$run;     # $ms: each step's, or a list
 		my $from = $#b;
 
-		push @b, $b[-1] + $ms * MS for 1 .. $n;
+		push @b, $b[-1] + $_ * MS for ref $ms ? @$ms : ($ms) x $n;
 		next unless $in;
 		$seq++;
 		$d->add_chunk(CHUNK_WINDOW, pack('Q< Q< V V', $b[$from] + 2 * MS, 0, $seq, 0));
@@ -279,11 +279,33 @@ subtest 'the cost figures match a synthetic dump' => sub {
 	cmp_ok(abs($c->{overall} - 15 * 0.9 / (300 + 165 + 55 * 10.1)), '<', 1e-6,
 	       'overall: 13.5 ms of 1020.5 ms, +1.32%');
 	cmp_ok(abs($c->{after_detach} - 0.01), '<', 1e-6, 'after the window: +1.0%');
-	like($t->{out}, qr/tracing cost in this run: \+8\.9% per step inside GPU windows \(11\.00 ms against 10\.10 ms for the steps around them\), which covered 15\.0% of the 100 steps; \+1\.32% overall/,
+	like($t->{out}, qr/tracing cost in this run: \+8\.9% per step inside GPU windows \(11\.00 ms a step on average against 10\.10 ms for the steps around them\), which covered 15\.0% of the 100 steps; \+1\.32% overall/,
 	     'the report line');
 	is($c->{after_windows}, 1, 'one window before and after');
 	like($t->{out}, qr/after a window \(CUPTI off again\): \+1\.0% per step just after it against just before it \(one window; the first: 10\.10 ms against 10\.00 ms\)/,
 	     'and the line on what CUPTI leaves');
+};
+
+# A window whose first step holds a long switch (200 ms) and whose other
+# 14 steps take 10.5 ms, against 10 ms around it: the mean says +131%, the
+# medians +5%; the report gives both.
+subtest 'a long step inside a window: the means and the medians' => sub {
+	my $path = steps_dump('long', [30, 10], [15, [200, (10.5) x 14], 1], [55, 10]);
+	my $j = run_analyzer('--json', $path);
+	my $c = (eval { JSON::PP::decode_json($j->{out}) } // {})->{tracing_cost} // {};
+	my $t = run_analyzer($path);
+	my $mean = (200 + 14 * 10.5) / 15;
+
+	cmp_ok(abs($c->{inside} - ($mean / 10 - 1)), '<', 1e-4, 'inside: the mean, +131%');
+	is($c->{inside_mean_ns}, int($mean * MS), 'the mean step inside: 23.13 ms');
+	is($c->{around_mean_ns}, 10 * MS, 'around: 10 ms');
+	is($c->{inside_p50_ns}, 10.5 * MS, 'the median inside: 10.5 ms');
+	like($t->{out}, qr/\+131\.3% per step inside GPU windows \(23\.13 ms a step on average against\s+10\.00 ms/,
+	     'the report line: the mean');
+	like($t->{out}, qr/by the medians: \+5\.0% per step inside \(10\.50 ms against 10\.00 ms\)/,
+	     'and the medians');
+	unlike(run_analyzer(cost_dump())->{out}, qr/by the medians/,
+	       'not when they agree with the mean');
 };
 
 # Three windows of 12 steps, each compared with the 12 steps on either
