@@ -49,8 +49,12 @@ void gt_dl_untouched(int on);
  */
 struct dl_phdr_info;
 int gt_dl_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
-void gt_dl_enter(void);
+/* 0, or -1 in a child that must walk and load nothing (then no leave). */
+int gt_dl_enter(void);
 void gt_dl_leave(void);
+/* In a child, forked or not: 1 if a walk or load of the parent's was
+ * inside at the fork (this child must walk and load nothing), else 0. */
+int gt_dl_after_fork(void);
 /* The fork handlers; 0, or -1 if they cannot be registered. */
 int gt_dl_guard_init(void);
 void gt_dl_note_object(const void *sym);

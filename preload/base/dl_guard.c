@@ -15,6 +15,13 @@
  * and loads count themselves in and out, without a lock, and the fork's
  * prepare handler waits (at most FORK_WAIT_NS) until none is inside,
  * holding new ones back until the fork is done.
+ *
+ * A child made without fork() (_Fork, a raw system call) ran no prepare
+ * handler, and a child whose prepare gave up waiting was made anyway: if
+ * a walk or load of the parent's was inside then, the lock it held may be
+ * held for good: such a child walks and loads nothing (gt_dl_enter says
+ * no), and fork.c traces nothing in it (even a new thread takes the
+ * loader's lock).
  */
 #include <link.h>
 #include <pthread.h>
@@ -28,15 +35,18 @@
 
 static atomic_int forking;
 static atomic_uint inside;
+static atomic_int stuck;                /* this child must not walk or load */
 
-void gt_dl_enter(void)
+int gt_dl_enter(void)
 {
 	for (;;) {
+		if (atomic_load(&stuck))
+			return -1;
 		while (atomic_load(&forking))
 			sched_yield();
 		atomic_fetch_add(&inside, 1);
 		if (!atomic_load(&forking))
-			return;
+			return 0;
 		atomic_fetch_sub(&inside, 1);     /* a fork began meanwhile */
 	}
 }
@@ -50,7 +60,8 @@ int gt_dl_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
 	int rc;
 
-	gt_dl_enter();
+	if (gt_dl_enter())
+		return 0;
 	rc = dl_iterate_phdr(cb, data);
 	gt_dl_leave();
 	return rc;
@@ -70,10 +81,17 @@ static void parent(void)
 	atomic_store(&forking, 0);
 }
 
+int gt_dl_after_fork(void)
+{
+	if (atomic_exchange(&inside, 0))
+		atomic_store(&stuck, 1);
+	atomic_store(&forking, 0);          /* the child has only this thread */
+	return atomic_load(&stuck);
+}
+
 static void child(void)
 {
-	atomic_store(&inside, 0);           /* the child has only this thread */
-	atomic_store(&forking, 0);
+	gt_dl_after_fork();
 }
 
 int gt_dl_guard_init(void)

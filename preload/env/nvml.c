@@ -48,9 +48,11 @@ static void open_nvml(void)
 {
 	void *h;
 
-	gt_dl_enter();                      /* no fork while it loads */
-	h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	gt_dl_leave();
+	h = NULL;
+	if (!gt_dl_enter()) {               /* no fork while it loads */
+		h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+		gt_dl_leave();
+	}
 
 	if (!h || !resolve(h)) {
 		state = GT_NVML_MISSING;

@@ -291,9 +291,11 @@ int gt_cupti_attach(void)
 		cs.state = GT_CUPTI_OFF;
 		rc = -1;
 	} else if (!cs.subscribed) {
-		gt_dl_enter();
-		rc = load() || subscribe() ? -1 : 0;
-		gt_dl_leave();
+		rc = -1;
+		if (!gt_dl_enter()) {
+			rc = load() || subscribe() ? -1 : 0;
+			gt_dl_leave();
+		}
 	}
 	leave();
 	return rc;
@@ -448,9 +450,10 @@ void gt_cupti_detach(void)
 	enter("cuptiFinalize");
 	if (cs.subscribed && !cs.enabled && !cs.forgotten) {
 		gt_cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-		gt_dl_enter();              /* its teardown: as at the attach */
-		gt_cupti.cuptiFinalize();
-		gt_dl_leave();
+		if (!gt_dl_enter()) {       /* its teardown: as at the attach */
+			gt_cupti.cuptiFinalize();
+			gt_dl_leave();
+		}
 		cs.subscribed = 0;
 	}
 	leave();

@@ -51,6 +51,13 @@ static void in_child(void)
 	struct timespec rt;
 
 	atomic_store(&gt_mark->claimed, 1);
+	if (gt_dl_after_fork()) {           /* the loader's lock may be held */
+		atomic_store(&gt_active, 0);
+		gt_warn_once("gputrace: a child made while the library was loading "
+			     "or walking the loaded objects (without fork(), or a "
+			     "fork that did not wait) is not traced: even a new "
+			     "thread could wait for good\n");
+	}
 	gt_ring_forget_all();
 	gt_writer_forget();
 	gt_func_after_fork();

@@ -112,6 +112,8 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t)
 	int no_memory = 0;
 
 	gt_fork_notice();                   /* a child made without fork() */
+	if (!atomic_load(&gt_active))       /* ... that is not traced */
+		return NULL;
 	gen = atomic_load(&gt_mark->generation);
 	if (t->generation != gen) {         /* first call, or forked child */
 		t->generation = gen;

@@ -80,7 +80,8 @@ static int load_libunwind(void)
 {
 	void *h;
 
-	gt_dl_enter();                      /* no fork while it loads */
+	if (gt_dl_enter())                  /* no fork while it loads */
+		return -1;
 	h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	gt_dl_leave();
 
@@ -184,17 +185,21 @@ int gt_unwind(uint64_t *pcs, int max)
 		want = RAW_MAX;
 	switch (chosen) {
 	case GT_UNWIND_LIBUNWIND:       /* walks the objects: no fork meanwhile */
-		gt_dl_enter();
-		n = unw_backtrace_p(raw, want);
-		gt_dl_leave();
+		n = 0;
+		if (!gt_dl_enter()) {
+			n = unw_backtrace_p(raw, want);
+			gt_dl_leave();
+		}
 		break;
 	case GT_UNWIND_FP:
 		n = fp_walk(raw, want);
 		break;
 	default:
-		gt_dl_enter();
-		n = backtrace(raw, want);
-		gt_dl_leave();
+		n = 0;
+		if (!gt_dl_enter()) {
+			n = backtrace(raw, want);
+			gt_dl_leave();
+		}
 		break;
 	}
 	while (i < n && (uintptr_t)raw[i] >= self_lo && (uintptr_t)raw[i] < self_hi)

@@ -3,7 +3,10 @@
  * test_preload_dl_guard.c - a fork while another thread walks the loaded
  * objects (dl_iterate_phdr, through gt_dl_iterate) waits for the walk to
  * end, so the child's own walk does not find the dynamic linker's lock
- * held for good; and a walk does not wait when no fork is under way.
+ * held for good; a walk does not wait when no fork is under way; and a
+ * child made without fork() (_Fork: no handler ran) while a walk was
+ * inside is told so and walks nothing, while one made when none was
+ * inside walks as before.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,10 +87,58 @@ static void walks_go_on_between_forks(void **state)
 	int n = 0;
 
 	(void)state;
-	gt_dl_enter();
+	assert_int_equal(gt_dl_enter(), 0);
 	gt_dl_leave();
 	assert_int_equal(gt_dl_iterate(count, &n), 0);
 	assert_true(n > 0);
+}
+
+/* A child made by _Fork: what the library does when it notices one
+ * (gt_dl_after_fork), then a walk; the child's exit status says: 0 the
+ * walk went on and found objects, 2 it was told a walk was inside and
+ * walked nothing, 1 anything else. */
+static int unforked_child(void)
+{
+	pid_t pid = _Fork();
+	int status = 0;
+
+	if (pid == 0) {
+		int n = 0, rc, stuck;
+
+		alarm(5);
+		stuck = gt_dl_after_fork();
+		if (gt_dl_after_fork() != stuck)
+			_exit(1);           /* a second notice says the same */
+		rc = gt_dl_iterate(count, &n);
+		if (!stuck && rc == 0 && n > 0)
+			_exit(0);
+		_exit(stuck && rc == 0 && n == 0 && gt_dl_enter() == -1 ? 2 : 1);
+	}
+	assert_true(pid > 0);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void unforked_child_walks_when_none_was_inside(void **state)
+{
+	(void)state;
+	assert_int_equal(unforked_child(), 0);
+}
+
+static void unforked_child_while_inside_walks_nothing(void **state)
+{
+	pthread_t t;
+
+	(void)state;
+	atomic_store(&walking, 0);
+	assert_int_equal(pthread_create(&t, NULL, walker, NULL), 0);
+	while (!atomic_load(&walking))
+		sched_yield();
+	assert_int_equal(unforked_child(), 2);  /* the walker was inside */
+	pthread_join(t, NULL);
+	assert_int_equal(gt_dl_enter(), 0);     /* the parent walks on */
+	gt_dl_leave();
 }
 
 int main(void)
@@ -95,6 +146,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fork_waits_for_the_walk),
 		cmocka_unit_test(walks_go_on_between_forks),
+		cmocka_unit_test(unforked_child_walks_when_none_was_inside),
+		cmocka_unit_test(unforked_child_while_inside_walks_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

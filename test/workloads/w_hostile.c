@@ -65,6 +65,14 @@ static int reap(pid_t pid)
 		usleep(1000);
 	}
 	fprintf(stderr, "child %d hangs\n", (int)pid);
+	if (getenv("W_HOSTILE_GDB")) {      /* W_HOSTILE_GDB=1: where */
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "gdb -q -p %d -batch -ex 'thread apply "
+			 "all bt' >&2 2>/dev/null", (int)pid);
+		if (system(cmd) < 0)
+			perror("gdb");
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return 0;
