@@ -60,6 +60,13 @@ cuda-headers:
 		     "commands without it)" >&2; exit 1; \
 	done
 
+# The same check, once per CUDA_HOME, for what is built from the headers:
+# a stamp, so that a built tree is up to date (make -q).
+CUDA_OK := $(B)/cuda-headers$(subst /,_,$(CUDA_HOME)).ok
+$(CUDA_OK):
+	@$(MAKE) --no-print-directory cuda-headers
+	@mkdir -p $(@D) && touch $@
+
 # ---- the preloaded library -------------------------------------------------
 PRELOAD_SRC := $(wildcard preload/*/*.c)
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(B)/%.o)
@@ -67,7 +74,7 @@ PRELOAD_CFLAGS := $(CFLAGS) $(CUDA_INC) -fPIC -fvisibility=hidden \
 		  -fno-omit-frame-pointer -ftls-model=initial-exec
 LIB := $(B)/libgputrace.so
 
-$(B)/preload/%.o: preload/%.c | cuda-headers
+$(B)/preload/%.o: preload/%.c | $(CUDA_OK)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
@@ -143,7 +150,7 @@ CMOCKA_LIBS := -lcmocka
 -include $(wildcard test/*.mk)
 
 # The fakes and workloads are built from the CUDA headers too.
-$(filter-out $(ANALYZER),$(TEST_DEPS)) $(TEST_BINS): | cuda-headers
+$(filter-out $(ANALYZER),$(TEST_DEPS)) $(TEST_BINS): | $(CUDA_OK)
 
 test: all $(TEST_DEPS) $(TEST_BINS)
 	CMOCKA_MESSAGE_OUTPUT=TAP GT_BUILD=$(abspath $(B)) \
