@@ -119,7 +119,7 @@ sub child_env {
 
 	delete $env{$_} for grep {
 		/^(GPUTRACE_|FAKE_CUDA_)/ ||
-		/^(LD_PRELOAD|RANK|LOCAL_RANK|OMPI_COMM_WORLD_RANK|SLURM_PROCID)$/
+		/^(LD_PRELOAD|RANK|LOCAL_RANK|OMPI_COMM_WORLD_RANK|PMI_RANK|SLURM_PROCID)$/
 	} keys %env;
 	$env{LD_LIBRARY_PATH} = fake_dir();
 	$env{FAKE_CUDA_COUNTS} = "$r->{dir}/fake-counts.txt";
