@@ -228,6 +228,7 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	const struct gpu_clock *clk = m->gpu ? &m->gpu->clock : NULL;
 	struct dump_reader *r;
 	struct dump_record rec;
+	uint64_t last = UINT64_MAX;
 	size_t at = 0;
 	int rc;
 
@@ -238,7 +239,8 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	}
 	progress_begin("replaying steps", progress_file_size(m->path));
 	while ((rc = dump_next(r, &rec)) > 0) {
-		progress_tick(rec.offset);
+		if (rec.offset != last)
+			progress_tick(last = rec.offset);
 		if (rec.type == DUMP_EVENT && rec.event.t0 > c->hi + READ_PAST_NS)
 			break;          /* the span's GPU records came long before */
 		if (rec.type == DUMP_EVENT &&
