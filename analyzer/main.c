@@ -162,13 +162,14 @@ static int run(const struct options *o)
  * The diagnosis grows, sorts and copies arrays of a few MB, again and
  * again: from the heap, where freed memory is taken again, rather than
  * from pages mapped anew and zeroed by the kernel each time (half the
- * system time of a report).  Not for SQLite, whose own allocations would
- * then stay resident.
+ * system time of a report).  Not for the timelines, which stream with
+ * little memory, nor for SQLite, whose own allocations would then stay
+ * resident.
  */
 static void keep_freed_memory(const struct options *o)
 {
 #ifdef M_MMAP_THRESHOLD
-	if (o->ex.sqlite)
+	if (o->ex.sqlite || o->ex.trace || o->ex.perfetto)
 		return;
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
