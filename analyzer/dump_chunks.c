@@ -371,9 +371,10 @@ static inline const uint8_t *varint9(const uint8_t *p, uint64_t *v)
 }
 
 /*
- * The same with one 8-byte load: the stop bit found, the 7-bit groups
- * below it packed by halves (the dump is little-endian, like the host).
- * A varint of nine bytes goes to varint9.  8 bytes at p must be readable.
+ * The same, one or two bytes (most varints) directly, longer ones with
+ * one 8-byte load: the stop bit found, the 7-bit groups below it packed
+ * by halves (the dump is little-endian, like the host).  A varint of nine
+ * bytes goes to varint9.  8 bytes at p must be readable.
  */
 static inline const uint8_t *varint8(const uint8_t *p, uint64_t *v)
 {
@@ -382,6 +383,10 @@ static inline const uint8_t *varint8(const uint8_t *p, uint64_t *v)
 	if (!(p[0] & 0x80)) {
 		*v = p[0];
 		return p + 1;
+	}
+	if (!(p[1] & 0x80)) {
+		*v = (p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
 	}
 	memcpy(&w, p, sizeof(w));
 	stop = ~w & 0x8080808080808080ull;
