@@ -98,7 +98,8 @@ static const struct pass passes[] = {
 	  NULL,             model_core_release },
 	{ "memory",     memory_record,    ALL,
 	  NULL,             memory_release },
-	{ "callsites",  callsites_record, ALL,
+	{ "callsites",  callsites_record, KIND(GT_KIND_SYNC) | KIND(GT_KIND_COPY) |
+					  KIND(GT_KIND_NCCL) | KIND(GT_KIND_HOSTALLOC),
 	  NULL,             callsites_release },
 	{ "gpu-events", gpu_event_record, ALL,
 	  NULL,             NULL },
