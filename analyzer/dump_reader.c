@@ -181,14 +181,12 @@ static int read_chunk(struct dump_reader *r)
 	return 1;
 }
 
-int dump_next(struct dump_reader *r, struct dump_record *rec)
+/* The next record of a new chunk (out of line: dump_next stays small for
+ * the events of the chunk in hand). */
+static NOINLINE int next_chunk(struct dump_reader *r, struct dump_record *rec)
 {
 	int rc;
 
-	if (r->err)
-		return -1;
-	if (r->ev_left)
-		return dump_next_event(r, rec);
 	for (;;) {
 		rc = read_chunk(r);
 		if (rc == 2)
@@ -200,6 +198,15 @@ int dump_next(struct dump_reader *r, struct dump_record *rec)
 		if (rc)
 			return rc;
 	}
+}
+
+int dump_next(struct dump_reader *r, struct dump_record *rec)
+{
+	if (r->err)
+		return -1;
+	if (r->ev_left)
+		return dump_next_event(r, rec);
+	return next_chunk(r, rec);
 }
 
 void dump_skip_events(struct dump_reader *r)

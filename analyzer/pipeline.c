@@ -72,6 +72,15 @@ static void gpu_event_record(struct model *m, const struct dump_reader *r,
 		gpu_add_event(m, r, &rec->event, m->ev_row);
 }
 
+/* Launches count for NVTX ranges only once there are some (nvtx_add). */
+static void nvtx_record(struct model *m, const struct dump_reader *r,
+			const struct dump_record *rec)
+{
+	if (rec->type != DUMP_EVENT || rec->event.op->kind != GT_KIND_LAUNCH ||
+	    m->nvtx)
+		nvtx_add(m, r, rec);
+}
+
 static void nvtx_finish_busy(struct model *m)
 {
 	nvtx_finish(m, gpu_has_records(m) ? gpu_busy_between : NULL);
@@ -88,7 +97,7 @@ static const struct pass passes[] = {
 	  NULL,             env_release },
 	{ "gpu",        gpu_add,          0,
 	  gpu_finish,       gpu_release },
-	{ "nvtx",       nvtx_add,         KIND(GT_KIND_NVTX) | KIND(GT_KIND_LAUNCH),
+	{ "nvtx",       nvtx_record,      KIND(GT_KIND_NVTX) | KIND(GT_KIND_LAUNCH),
 	  nvtx_finish_busy, nvtx_release },
 	{ "diagnosis",  diagnosis_add,    ALL,
 	  diagnosis_finish, diagnosis_release },
