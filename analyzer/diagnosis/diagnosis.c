@@ -74,7 +74,7 @@ static void add_event(struct model *m, struct diagnosis *d,
 void diagnosis_add(struct model *m, const struct dump_reader *r,
 		   const struct dump_record *rec)
 {
-	struct diagnosis *d = diagnosis_of(m);
+	struct diagnosis *d = m->diag ? m->diag : diagnosis_of(m);
 
 	switch (rec->type) {
 	case DUMP_EVENT:

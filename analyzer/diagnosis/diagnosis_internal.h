@@ -212,6 +212,8 @@ struct period_det {
 	uint64_t anchor;                /* hash of the w tokens ending at the
 					   call that starts a step */
 	uint32_t anchor_w;
+	uint32_t anchor_tok;            /* the newest of those w: no other
+					   token ends a gram of the anchor */
 	uint64_t *bounds;               /* step starts: anchor launches */
 	uint64_t *ends;                 /* each one's call before: the end
 					   of the step before's calls */

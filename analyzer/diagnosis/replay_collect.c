@@ -222,13 +222,32 @@ static void keep_records(struct rp_collect *c, const struct gpu_clock *clk,
  * records come within its drain (at most 30 s in the library). */
 #define READ_PAST_NS (60ull * 1000000000u)
 
+/* The events chunks that hold nothing of the span, by the first read. */
+struct span_chunks {
+	const struct chunk_times *times;
+	size_t at;                  /* chunk_times_outside's cursor */
+	uint64_t lo, hi;
+};
+
+static int outside(struct span_chunks *s, uint64_t offset)
+{
+	return chunk_times_outside(s->times, &s->at, offset, s->lo, s->hi,
+				   s->hi + READ_PAST_NS);
+}
+
+static int skip_chunk(void *ctx, uint64_t offset, uint32_t type)
+{
+	return type == GT_CHUNK_EVENTS && outside(ctx, offset);
+}
+
 static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 		     char *why, size_t whylen)
 {
 	const struct gpu_clock *clk = m->gpu ? &m->gpu->clock : NULL;
 	struct dump_reader *r;
 	struct dump_record rec;
-	size_t at = 0;
+	uint64_t last = UINT64_MAX;
+	struct span_chunks sk = { &d->chunk_times, 0, c->lo, c->hi };
 	int rc;
 
 	if (dump_open(&r, m->path) < 0) {
@@ -237,14 +256,14 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 		return -1;
 	}
 	progress_begin("replaying steps", progress_file_size(m->path));
+	dump_skip_chunks(r, skip_chunk, &sk);
 	while ((rc = dump_next(r, &rec)) > 0) {
-		progress_tick(rec.offset);
+		if (rec.offset != last)
+			progress_tick(last = rec.offset);
 		if (rec.type == DUMP_EVENT && rec.event.t0 > c->hi + READ_PAST_NS)
 			break;          /* the span's GPU records came long before */
-		if (rec.type == DUMP_EVENT &&
-		    chunk_times_outside(&d->chunk_times, &at, rec.offset, c->lo,
-					c->hi, c->hi + READ_PAST_NS))
-			dump_skip_events(r);    /* none kept, none ends it */
+		if (rec.type == DUMP_EVENT && outside(&sk, rec.offset))
+			dump_skip_events(r);    /* not passed over: cannot seek */
 		else if (rec.type == DUMP_EVENT)
 			keep_event(c, &rec.event);
 		else if (rec.type == DUMP_GPU && clk && clk->pairs)

@@ -70,6 +70,8 @@ static void join_gpu(struct rp_builder *b)
 	struct rp_collect *c = b->c;
 	struct hmap ids;
 
+	if (!c->ngr)
+		return;         /* no GPU records: no map of the calls */
 	hmap_init(&ids);
 	for (size_t i = 0; i < c->nev; i++)
 		hmap_put_int(&ids, c->ev[i].id, (void *)(uintptr_t)(i + 1));
@@ -330,11 +332,13 @@ static uint32_t main_tid(const struct rp_collect *c)
 static void merge_feeders(struct rp_collect *c, uint32_t tid)
 {
 	struct hmap feeders;
+	size_t last = SIZE_MAX;     /* the calls come by thread: put each once */
 
 	hmap_init(&feeders);
 	for (size_t i = 0; i < c->nev; i++)
-		if (feeds_gpu(&c->ev[i]))
-			hmap_put_int(&feeders, c->ev[i].tid, (void *)1);
+		if (feeds_gpu(&c->ev[i]) &&
+		    (last == SIZE_MAX || c->ev[i].tid != c->ev[last].tid))
+			hmap_put_int(&feeders, c->ev[last = i].tid, (void *)1);
 	for (size_t i = 0; i < c->nev; i++)
 		if (hmap_get_int(&feeders, c->ev[i].tid))
 			c->ev[i].tid = tid;

@@ -70,9 +70,14 @@ struct rp_summary {
 	struct rp_times bt;             /* the unmodified replay */
 	enum rp_fix top[2];
 	size_t ntop;
-	struct rp_times ft[2];          /* the top fixes' replays */
-	struct rp_graph fg[2];
+	struct rp_env env;              /* what the fixes were given */
 };
+
+/* replay_verdict.c: top fix i replayed again, for a drawing of it (not
+ * kept from the first time: it would double the memory the replay
+ * takes); release *g and *t after use. */
+void replay_top_fix(const struct rp_summary *s, size_t i, struct rp_graph *g,
+		    struct rp_times *t);
 
 /* replay_collect.c: choose the span and read it; 0, or -1 with *why. */
 int replay_collect(struct model *m, struct diagnosis *d, struct rp_collect *c,

@@ -59,7 +59,7 @@ void replay_env(const struct model *m, const struct diagnosis *d,
 	e->small_batch = verdict_batch(d);
 }
 
-static void top_fixes(struct rp_summary *s, const struct rp_env *e)
+static void top_fixes(struct rp_summary *s)
 {
 	for (int f = 0; f < FIX_KINDS; f++) {
 		const struct rp_fix_result *r = &s->fix[f];
@@ -76,18 +76,20 @@ static void top_fixes(struct rp_summary *s, const struct rp_env *e)
 			}
 		}
 	}
-	for (size_t i = 0; i < s->ntop; i++) {
-		struct rp_fix_result r;
+}
 
-		replay_fix(&s->g, e, s->top[i], s->base, &r, &s->fg[i], &s->ft[i]);
-	}
+void replay_top_fix(const struct rp_summary *s, size_t i, struct rp_graph *g,
+		    struct rp_times *t)
+{
+	struct rp_fix_result r;
+
+	replay_fix(&s->g, &s->env, s->top[i], s->base, &r, g, t);
 }
 
 void replay_diagnose(struct model *m, struct diagnosis *d)
 {
 	struct rp_summary *s = xcalloc(1, sizeof(*s));
 	struct rp_collect c;
-	struct rp_env e;
 
 	d->replay = s;
 	if (replay_collect(m, d, &c, s->why, sizeof(s->why)) < 0) {
@@ -105,10 +107,11 @@ void replay_diagnose(struct model *m, struct diagnosis *d)
 	s->error = s->measured ?
 		   fabs((double)s->base - (double)s->measured) / (double)s->measured : 1;
 	s->ran = 1;
-	replay_env(m, d, &e);
+	replay_env(m, d, &s->env);
 	for (int f = 0; f < FIX_KINDS; f++)
-		replay_fix(&s->g, &e, (enum rp_fix)f, s->base, &s->fix[f], NULL, NULL);
-	top_fixes(s, &e);
+		replay_fix(&s->g, &s->env, (enum rp_fix)f, s->base, &s->fix[f],
+			   NULL, NULL);
+	top_fixes(s);
 }
 
 /* The verdict of class cls, added (with its texts) when missing. */
@@ -232,10 +235,6 @@ void replay_summary_release(struct diagnosis *d)
 		return;
 	replay_release(&s->g);
 	replay_times_release(&s->bt);
-	for (size_t i = 0; i < s->ntop; i++) {
-		replay_release(&s->fg[i]);
-		replay_times_release(&s->ft[i]);
-	}
 	free(s);
 	d->replay = NULL;
 }

@@ -152,11 +152,12 @@ static void establish(struct period_det *p, uint32_t period, uint32_t sub,
 
 	if (c >= 0 && even_steps(p, period, sub, (size_t)c))
 		period = sub;
-	else if (choose_anchor(p, period, period, skip, &h, &w) < 0)
+	else if ((c = choose_anchor(p, period, period, skip, &h, &w)) < 0)
 		return;
 	p->period = period;
 	p->anchor = h;
 	p->anchor_w = w;
+	p->anchor_tok = p->tok[ring_pos(p, (size_t)c)];
 	p->pattern_nb = p->nb;
 	for (size_t i = w - 1; i < len; i++)
 		if (first + i + 1 > p->last_at && gram(p, i, w) == h)
@@ -334,7 +335,7 @@ void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
 	else
 		p->run = 0;
 	p->seen++;
-	if (p->period && ring_len(p) >= p->anchor_w &&
+	if (p->period && tok == p->anchor_tok && ring_len(p) >= p->anchor_w &&
 	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)
 		bound_at(p, ring_len(p) - 1);
 	if (p->seen % CHECK_EVERY == 0)

@@ -179,7 +179,8 @@ void callsites_add_record(struct model *m, const struct dump_reader *r,
 		add_stack(get(m), r, rec);
 }
 
-/* Which call site kind an event counts in, and where its stack is. */
+/* Which call site kind an event counts in, and where its stack is
+ * (pipeline.c gives this pass the events of these op kinds only). */
 static int event_kind(const struct dump_event *ev, int *arg)
 {
 	switch (ev->op->kind) {

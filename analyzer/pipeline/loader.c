@@ -23,12 +23,13 @@ static int pass(const char *path, loader_fn fn, void *ctx, uint64_t base,
 {
 	struct dump_reader *r;
 	struct dump_record rec;
+	uint64_t last = UINT64_MAX;
 	int rc = -1;
 
 	if (dump_open(&r, path) == 0) {
 		while ((rc = dump_next(r, &rec)) > 0) {
-			if (base != LOADER_NO_PROGRESS)
-				progress_tick(base + rec.offset);
+			if (base != LOADER_NO_PROGRESS && rec.offset != last)
+				progress_tick(base + (last = rec.offset));
 			fn(ctx, r, &rec);
 		}
 	}

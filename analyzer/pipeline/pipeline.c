@@ -13,6 +13,7 @@
  *   release   table order
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analyzer/passes/callsite.h"
 #include "analyzer/passes/cost.h"
@@ -31,6 +32,8 @@ typedef void (*add_fn)(struct model *m, const struct dump_reader *r,
 struct pass {
 	const char *name;                   /* for the reader of this table */
 	add_fn add;                         /* NULL: none */
+	uint32_t events;                    /* the events it takes: KIND() of
+					       their op kind, or ALL */
 	void (*finish)(struct model *m);
 	void (*release)(struct model *m);
 };
@@ -69,31 +72,60 @@ static void gpu_event_record(struct model *m, const struct dump_reader *r,
 		gpu_add_event(m, r, &rec->event, m->ev_row);
 }
 
+/* Launches count for NVTX ranges only once there are some (nvtx_add). */
+static void nvtx_record(struct model *m, const struct dump_reader *r,
+			const struct dump_record *rec)
+{
+	if (rec->type != DUMP_EVENT || rec->event.op->kind != GT_KIND_LAUNCH ||
+	    m->nvtx)
+		nvtx_add(m, r, rec);
+}
+
 static void nvtx_finish_busy(struct model *m)
 {
 	nvtx_finish(m, gpu_has_records(m) ? gpu_busy_between : NULL);
 }
 
+/* Kinds of op 31 and up share the last bit. */
+#define KIND(k) (1u << ((k) < 31 ? (k) : 31))
+#define ALL UINT32_MAX
+
 static const struct pass passes[] = {
-	{ "nccl",       nccl_add,         NULL,             nccl_release },
-	{ "env",        env_add,          NULL,             env_release },
-	{ "gpu",        gpu_add,          gpu_finish,       gpu_release },
-	{ "nvtx",       nvtx_add,         nvtx_finish_busy, nvtx_release },
-	{ "diagnosis",  diagnosis_add,    diagnosis_finish, diagnosis_release },
-	{ "cost",       cost_record,      cost_finish,      cost_release },
-	{ "model",      model_core_add,   NULL,             model_core_release },
-	{ "memory",     memory_record,    NULL,             memory_release },
-	{ "callsites",  callsites_record, NULL,             callsites_release },
-	{ "gpu-events", gpu_event_record, NULL,             NULL },
+	{ "nccl",       nccl_add,         KIND(GT_KIND_NCCL),
+	  NULL,             nccl_release },
+	{ "env",        env_add,          0,
+	  NULL,             env_release },
+	{ "gpu",        gpu_add,          0,
+	  gpu_finish,       gpu_release },
+	{ "nvtx",       nvtx_record,      KIND(GT_KIND_NVTX) | KIND(GT_KIND_LAUNCH),
+	  nvtx_finish_busy, nvtx_release },
+	{ "diagnosis",  diagnosis_add,    ALL,
+	  diagnosis_finish, diagnosis_release },
+	{ "cost",       cost_record,      0,
+	  cost_finish,      cost_release },
+	{ "model",      model_core_add,   ALL,
+	  NULL,             model_core_release },
+	{ "memory",     memory_record,    ALL,
+	  NULL,             memory_release },
+	{ "callsites",  callsites_record, KIND(GT_KIND_SYNC) | KIND(GT_KIND_COPY) |
+					  KIND(GT_KIND_NCCL) | KIND(GT_KIND_HOSTALLOC),
+	  NULL,             callsites_release },
+	{ "gpu-events", gpu_event_record, ALL,
+	  NULL,             NULL },
 };
 #define NPASSES (sizeof(passes) / sizeof(passes[0]))
 
+/* Most records are events: each goes only to the passes that take its
+ * kind. */
 void pipeline_add(struct model *m, const struct dump_reader *r,
 		  const struct dump_record *rec)
 {
+	int event = rec->type == DUMP_EVENT;
+	uint32_t kind = event ? KIND(rec->event.op->kind) : 0;
+
 #pragma GCC unroll 16   /* direct calls: the table is constant */
 	for (size_t i = 0; i < NPASSES; i++)
-		if (passes[i].add)
+		if (passes[i].add && (!event || (passes[i].events & kind)))
 			passes[i].add(m, r, rec);
 }
 

@@ -370,8 +370,37 @@ static inline const uint8_t *varint9(const uint8_t *p, uint64_t *v)
 	return NULL;
 }
 
-enum { H_OP, H_DT0, H_DUR, H_RESULT, H_STREAM, H_N };
-#define EVENT_MAX_BYTES (10 * (H_N + GT_ARG_MAX))
+/*
+ * The same, one or two bytes (most varints) directly, longer ones with
+ * one 8-byte load: the stop bit found, the 7-bit groups below it packed
+ * by halves (the dump is little-endian, like the host).  A varint of nine
+ * bytes goes to varint9.  8 bytes at p must be readable.
+ */
+static inline const uint8_t *varint8(const uint8_t *p, uint64_t *v)
+{
+	uint64_t w, stop, x;
+
+	if (!(p[0] & 0x80)) {
+		*v = p[0];
+		return p + 1;
+	}
+	if (!(p[1] & 0x80)) {
+		*v = (p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
+	memcpy(&w, p, sizeof(w));
+	stop = ~w & 0x8080808080808080ull;
+	if (!stop || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		return varint9(p, v);
+	x = w & (stop ^ (stop - 1));
+	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
+	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
+	*v = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
+	return p + (__builtin_ctzll(stop) >> 3) + 1;
+}
+
+#define EVENT_HEAD 5             /* op, dt0, dur, result, stream */
+#define EVENT_MAX_BYTES (10 * (EVENT_HEAD + GT_ARG_MAX))
 
 /*
  * One event far enough from the chunk's end that no varint needs a bound
@@ -381,26 +410,28 @@ static int event_fast(struct dump_reader *r, struct dump_event *ev)
 {
 	const uint8_t *p = r->ev_pos;
 	const struct dump_op *op;
-	uint64_t h[H_N];
+	uint64_t id, dt0, dur, result, stream;  /* in registers, not an array
+						   read back whole (it stalls) */
 
 	if (r->ev_end - p < EVENT_MAX_BYTES)
 		return 0;
-	for (int i = 0; i < H_N; i++)
-		if (!(p = varint9(p, &h[i])))
-			return 0;
-	op = op_by_id(r, h[H_OP]);
+	if (!(p = varint8(p, &id)) || !(p = varint8(p, &dt0)) ||
+	    !(p = varint8(p, &dur)) || !(p = varint8(p, &result)) ||
+	    !(p = varint8(p, &stream)))
+		return 0;
+	op = op_by_id(r, id);
 	if (!op || op->nargs > GT_ARG_MAX)
 		return 0;
 	memset(ev->arg, 0, sizeof(ev->arg));
 	for (int i = 0; i < op->nargs; i++)
-		if (!(p = varint9(p, &ev->arg[i])))
+		if (!(p = varint8(p, &ev->arg[i])))
 			return 0;
 	r->ev_pos = p;
-	r->ev_t0 += (uint64_t)gt_unzigzag(h[H_DT0]);
+	r->ev_t0 += (uint64_t)gt_unzigzag(dt0);
 	ev->op = op;
-	ev->dur = h[H_DUR];
-	ev->result = h[H_RESULT];
-	ev->stream = h[H_STREAM];
+	ev->dur = dur;
+	ev->result = result;
+	ev->stream = stream;
 	ev->tid = r->ev_tid;
 	ev->id = (uint64_t)r->ev_buffer << 40 | (r->ev_seq++ & ((1ull << 40) - 1));
 	ev->t0 = r->ev_t0;

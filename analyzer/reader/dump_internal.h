@@ -46,6 +46,9 @@ struct dump_reader {
 
 	int seen_end;
 	int ends_early;
+
+	dump_skip_fn skip;          /* dump_skip_chunks() */
+	void *skip_ctx;
 };
 
 /* Fail with "'path' is corrupt at byte N: <msg>" (N: the chunk's offset). */

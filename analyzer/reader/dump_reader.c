@@ -134,7 +134,19 @@ static int expect_eof(struct dump_reader *r)
 	return 0;
 }
 
-/* Read the next chunk into r->ch and r->buf: 1, 0 at the end, -1. */
+/* Pass over the payload of the chunk in hand if the caller does not want
+ * it (dump_skip_chunks): 1 when passed over. */
+static int skipped(struct dump_reader *r)
+{
+	if (!r->skip || !r->skip(r->skip_ctx, r->ch_off, r->ch.type) ||
+	    fseeko(r->fp, (off_t)r->ch.size, SEEK_CUR) < 0)
+		return 0;
+	r->off += r->ch.size;
+	return 1;
+}
+
+/* Read the next chunk into r->ch and r->buf: 1, 0 at the end, -1, or 2
+ * when it was passed over. */
 static int read_chunk(struct dump_reader *r)
 {
 	long got;
@@ -152,6 +164,8 @@ static int read_chunk(struct dump_reader *r)
 	if (r->ch.size > GT_CHUNK_MAX)
 		return dump_corrupt(r, "chunk of %u bytes is over the limit "
 				    "(%u)", r->ch.size, GT_CHUNK_MAX);
+	if (skipped(r))
+		return 2;
 	if (r->ch.size > r->buf_cap || !r->buf) {  /* never NULL: parsers add to it */
 		free(r->buf);
 		r->buf = xmalloc(r->ch.size ? r->ch.size : 1);
@@ -167,16 +181,16 @@ static int read_chunk(struct dump_reader *r)
 	return 1;
 }
 
-int dump_next(struct dump_reader *r, struct dump_record *rec)
+/* The next record of a new chunk (out of line: dump_next stays small for
+ * the events of the chunk in hand). */
+static NOINLINE int next_chunk(struct dump_reader *r, struct dump_record *rec)
 {
 	int rc;
 
-	if (r->err)
-		return -1;
-	if (r->ev_left)
-		return dump_next_event(r, rec);
 	for (;;) {
 		rc = read_chunk(r);
+		if (rc == 2)
+			continue;
 		if (rc <= 0)
 			return rc;
 		rec->offset = r->ch_off;
@@ -186,9 +200,24 @@ int dump_next(struct dump_reader *r, struct dump_record *rec)
 	}
 }
 
+int dump_next(struct dump_reader *r, struct dump_record *rec)
+{
+	if (r->err)
+		return -1;
+	if (r->ev_left)
+		return dump_next_event(r, rec);
+	return next_chunk(r, rec);
+}
+
 void dump_skip_events(struct dump_reader *r)
 {
 	r->ev_left = 0;
+}
+
+void dump_skip_chunks(struct dump_reader *r, dump_skip_fn skip, void *ctx)
+{
+	r->skip = skip;
+	r->skip_ctx = ctx;
 }
 
 void dump_close(struct dump_reader *r)

@@ -176,6 +176,14 @@ int dump_next(struct dump_reader *r, struct dump_record *rec);
 void dump_close(struct dump_reader *r);
 /* Drop the rest of the events chunk in hand, unread. */
 void dump_skip_events(struct dump_reader *r);
+/*
+ * From now on, ask skip(ctx, offset, chunk type) at each chunk's header:
+ * when it says so, the chunk is passed over, its payload neither read nor
+ * checked (a second read that wants a few chunks of a dump read whole
+ * before).  Offsets asked only grow.
+ */
+typedef int (*dump_skip_fn)(void *ctx, uint64_t offset, uint32_t type);
+void dump_skip_chunks(struct dump_reader *r, dump_skip_fn skip, void *ctx);
 
 /* The message of the last failure, ready to print after "prog: ". */
 const char *dump_error(const struct dump_reader *r);

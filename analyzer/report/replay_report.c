@@ -171,9 +171,14 @@ static void timelines(FILE *out, const struct rp_summary *s)
 	draw(out, "as recorded (replayed)", &s->g, &s->bt, &c, step);
 	for (size_t i = 0; i < s->ntop; i++) {
 		char title[96];
+		struct rp_graph g;
+		struct rp_times t;
 
 		snprintf(title, sizeof(title), "with %s", replay_fix_text(&s->fix[s->top[i]]));
-		draw(out, title, &s->fg[i], &s->ft[i], &c, step);
+		replay_top_fix(s, i, &g, &t);
+		draw(out, title, &g, &t, &c, step);
+		replay_release(&g);
+		replay_times_release(&t);
 	}
 	free(c.row);
 	free(c.ns);

@@ -113,8 +113,15 @@ static void drawing(FILE *out, const struct rp_summary *s)
 	fprintf(out, "<svg class=\"whatif\" width=\"%d\" height=\"%.0f\" "
 		"font-size=\"11\" font-family=\"sans-serif\">", SVG_W, h);
 	one(out, "as recorded (replayed)", &s->g, &s->bt, step, &f);
-	for (size_t i = 0; i < s->ntop; i++)
-		one(out, replay_fix_text(&s->fix[s->top[i]]), &s->fg[i], &s->ft[i], step, &f);
+	for (size_t i = 0; i < s->ntop; i++) {
+		struct rp_graph g;
+		struct rp_times t;
+
+		replay_top_fix(s, i, &g, &t);
+		one(out, replay_fix_text(&s->fix[s->top[i]]), &g, &t, step, &f);
+		replay_release(&g);
+		replay_times_release(&t);
+	}
 	fprintf(out, "</svg>\n<p class=\"legend\">host: grey CPU, blue launch, red "
 		"waiting, orange copy, purple graph; GPU: green kernel, orange copy, "
 		"pink memset</p>\n");

@@ -183,6 +183,51 @@ static void test_ends_early(void **state)
 	assert_true(early);
 }
 
+/* The first events chunk asked about is passed over, no other. */
+static int skip_first_events(void *ctx, uint64_t offset, uint32_t type)
+{
+	uint64_t *first = ctx;
+
+	if (type != GT_CHUNK_EVENTS || (*first && *first != offset))
+		return 0;
+	*first = offset;
+	return 1;
+}
+
+static void test_skip_chunks(void **state)
+{
+	const uint64_t a[] = { 1, 0, 50, 0, 0, 0 }, c[] = { 1, 0, 70, 0, 0, 0 };
+	struct gt_end end = { 9000, 2, 0 };
+	struct dump_buf b = { .len = 0 };
+	struct dump_record rec;
+	struct dump_reader *r;
+	uint64_t first = 0, durs = 0;
+	char *path;
+	int rc, n = 0;
+
+	(void)state;
+	put_prologue(&b);
+	put_events(&b, 1, a, 6);
+	put_events(&b, 1, c, 6);
+	put_chunk(&b, GT_CHUNK_END, &end, sizeof(end));
+	path = write_tmp(&b);
+	assert_int_equal(dump_open(&r, path), 0);
+	dump_skip_chunks(r, skip_first_events, &first);
+	while ((rc = dump_next(r, &rec)) > 0) {
+		n++;
+		if (rec.type == DUMP_EVENT)
+			durs = durs * 1000 + rec.event.dur;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 6);         /* 2 strings, 2 ops, 1 event, end */
+	assert_int_equal(durs, 70);     /* the second chunk's event only */
+	assert_true(first > 0);
+	assert_false(dump_ends_early(r));
+	dump_close(r);
+	unlink(path);
+	free(path);
+}
+
 static void expect_error(struct dump_buf *b, const char *msg)
 {
 	struct dump_record recs[16];
@@ -254,6 +299,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_events_decoded),
 		cmocka_unit_test(test_ends_early),
+		cmocka_unit_test(test_skip_chunks),
 		cmocka_unit_test(test_bad_magic),
 		cmocka_unit_test(test_newer_format),
 		cmocka_unit_test(test_unknown_op),
