@@ -67,8 +67,10 @@ static void add_event(struct model *m, struct diagnosis *d,
 	}
 	idle_host_event(m, d, ev);
 	idle_gpu_launch(d, ev);
-	if (!ev->result && token_of(m, ev, &tok))
+	if (!ev->result && token_of(m, ev, &tok)) {
+		d->gpu_calls++;
 		steps_period_token(d, ev->tid, tok, ev->t0);
+	}
 }
 
 void diagnosis_add(struct model *m, const struct dump_reader *r,

@@ -230,12 +230,14 @@ struct nvtx_cand {
 	char *key, *name;
 	uint32_t depth;                 /* 0: top level, 1: inside one */
 	uint64_t count, total_ns;
+	uint64_t gpu_calls;             /* made, by any thread, inside one */
 	struct span_list spans;
 };
 
 struct nvtx_open_range {
 	struct nvtx_cand *cand;         /* NULL: not a candidate */
 	uint64_t t0;
+	uint64_t gpu_calls;             /* the process's count at the push */
 };
 
 struct nvtx_thread {
@@ -384,6 +386,7 @@ struct diagnosis {
 	struct hmap cands;              /* key -> struct nvtx_cand */
 	struct hmap nvtx_threads;       /* tid << 32 | domain -> nvtx_thread */
 	size_t cand_budget;
+	uint64_t gpu_calls;             /* launches, graphs, copies, memsets */
 	struct period_det det[PERIOD_THREADS];
 	size_t ndet, last_det;          /* last_det: the last one asked for */
 	struct step_stats steps;

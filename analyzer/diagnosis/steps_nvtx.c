@@ -6,7 +6,10 @@
  * NCCL's own) are not steps.  The step range is the repeated name that
  * covers the most time; when that name repeats only a few times and a
  * name nested in it repeats far more (epochs around steps), the nested
- * one is taken.  Started/ended ranges (nvtxRangeStart) are not used.
+ * one is taken.  A step gives the GPU work: a name whose ranges hold
+ * fewer GPU calls (made by any thread while one is open) than there are
+ * ranges is not a step (JAX's XlaCompileGpuAsm:..., a data-loading or
+ * logging range).  Started/ended ranges (nvtxRangeStart) are not used.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,12 +63,15 @@ static struct nvtx_thread *nvtx_thread_of(struct diagnosis *d,
 	return t;
 }
 
-static void close_range(struct diagnosis *d, struct nvtx_cand *c,
-			uint64_t t0, uint64_t t1)
+static void close_range(struct diagnosis *d, const struct nvtx_open_range *o,
+			uint64_t t1)
 {
+	struct nvtx_cand *c = o->cand;
 	struct span_list *l = &c->spans;
+	uint64_t t0 = o->t0;
 
 	c->count++;
+	c->gpu_calls += d->gpu_calls - o->gpu_calls;
 	c->total_ns += t1 > t0 ? t1 - t0 : 0;
 	if (d->cand_budget >= CAND_SPANS || t1 <= t0)
 		return;
@@ -89,7 +95,7 @@ void steps_nvtx_event(struct diagnosis *d, const struct dump_reader *r,
 		if (t->depth < ARRAY_SIZE(t->v))
 			t->v[t->depth] = (struct nvtx_open_range){
 				t->depth <= 1 ? cand_of(d, r, ev, t->depth) : NULL,
-				ev->t0 };
+				ev->t0, d->gpu_calls };
 		t->depth++;
 		return;
 	}
@@ -97,7 +103,7 @@ void steps_nvtx_event(struct diagnosis *d, const struct dump_reader *r,
 		return;
 	t->depth--;
 	if (t->depth < ARRAY_SIZE(t->v) && t->v[t->depth].cand)
-		close_range(d, t->v[t->depth].cand, t->v[t->depth].t0, ev->t0);
+		close_range(d, &t->v[t->depth], ev->t0);
 }
 
 /* The best candidate at a depth: repeated, the most time. */
@@ -107,7 +113,8 @@ static struct nvtx_cand *best_at(const struct diagnosis *d, uint32_t depth)
 	size_t pos = 0;
 
 	while ((c = hmap_next(&d->cands, &pos))) {
-		if (c->depth != depth || c->spans.n < MIN_STEPS)
+		if (c->depth != depth || c->spans.n < MIN_STEPS ||
+		    c->gpu_calls < c->count)
 			continue;
 		if (!best || c->total_ns > best->total_ns ||
 		    (c->total_ns == best->total_ns && strcmp(c->key, best->key) < 0))

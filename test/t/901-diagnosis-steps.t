@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # 901-diagnosis-steps.t - training steps on synthetic dumps: from NVTX
 # ranges (the repeated top-level name, start to start, framework ranges
-# left out, steps inside epochs), from the launch pattern (with a warm-up
+# left out, steps inside epochs, a range without GPU work left out), from
+# the launch pattern (with a warm-up
 # whose kernels differ, with pauses between groups of launches, with
 # batches that come in pairs from two DataLoader workers, with a kernel
 # that differs every other step), from the marker GPUTRACE_STEP named;
@@ -76,6 +77,32 @@ my $MS = 1000 * $US;
 
 	like($j->{steps}{name}, qr/"step"/, 'epochs: steps are the ranges inside');
 	is($j->{steps}{count}, 60, 'epochs: 60 steps');
+}
+
+# ---- NVTX: a range without GPU work is no step ---------------------------
+# A compiler's range (JAX's XlaCompileGpuAsm), long and repeated 5 times
+# before the loop, holds no GPU call; the 20 "step" ranges, shorter in all,
+# each hold a launch.
+{
+	my $g = GtDiag->new;
+	my $t = 0;
+
+	for my $i (0 .. 4) {
+		$g->push_range(2, $t, 'compile');
+		$g->pop_range(2, $t + 200 * $MS);
+		$t += 201 * $MS;
+	}
+	for my $i (0 .. 19) {
+		$g->push_range(1, $t, 'step');
+		$g->launch(1, $t + 10 * $US, 5 * $US);
+		$g->kernel($t + 20 * $US, $t + 900 * $US);
+		$g->pop_range(1, $t + 950 * $US);
+		$t += $MS;
+	}
+	my $j = $g->analyze;
+
+	like($j->{steps}{name}, qr/"step"/, 'no GPU work: the ranges with launches are the steps');
+	is($j->{steps}{count}, 20, 'no GPU work: 20 steps');
 }
 
 # ---- launch pattern: warm-up with other kernels, an outlier ---------------
