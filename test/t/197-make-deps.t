@@ -49,7 +49,7 @@ for my $c (@CASES) {
 
 # Nothing changed: the built objects are up to date, the CUDA headers'
 # check included (a stamp, not a target made every time).
-my $out = `make -s -C '$root' -n B='$b' '$b/preload/record/ring.o' '$b/libgputrace.so' 2>&1`;
+my $out = `make -s --no-print-directory -C '$root' -n B='$b' '$b/preload/record/ring.o' '$b/libgputrace.so' 2>&1`;
 is($out, '', 'a built object and the library: nothing to do');
 
 done_testing();
