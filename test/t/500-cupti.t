@@ -180,8 +180,13 @@ sub check_windows {
 	       "$what: not all launches");
 	is($g->{launches_joined}, $g->{launches_in_windows},
 	   "$what: every launch in a window joined");
-	is($g->{records}{kernels}, $g->{launches_in_windows},
-	   "$what: no kernel record from outside the windows");
+	# A launch made while CUPTI's kinds are being switched, between the
+	# window's stamp and the switch (a loaded machine widens that), may
+	# bring a record from just outside it: at most a few per window.
+	cmp_ok($g->{records}{kernels}, '>=', $g->{launches_in_windows},
+	       "$what: a record for every launch in a window");
+	cmp_ok($g->{records}{kernels} - $g->{launches_in_windows}, '<=', 4 * $n,
+	       "$what: kernel records from outside the windows only at their edges");
 	is($g->{records}{$_}, 0, "$what: $_ 0") for qw(unjoined orphans);
 	# (callbacks need not pair here: a window's domains go off, or CUPTI
 	# is detached, while a call is inside the driver)
