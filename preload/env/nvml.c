@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nvml.c - libnvidia-ml.so.1, loaded at run time when tracing starts
- * (gt_nvml_load, on the thread that starts it, before the sampler thread
- * exists) and initialised by the sampler thread, never by the traced
- * program's threads: a load under way holds the dynamic linker's lock,
- * and a background thread's load would leave it held for good in a child
- * the program makes then without fork's handlers (_Fork), even in its
- * exit().  A machine without it (or with a driver NVML cannot talk to)
- * still traces: the environment and the samples then say NVML was missing
- * or failed, and why.
+ * nvml.c - libnvidia-ml.so.1, loaded at run time by the sampler thread,
+ * never by the traced program's threads.  A machine without it (or with
+ * a driver NVML cannot talk to) still traces: the environment and the
+ * samples then say NVML was missing or failed, and why.
  *
  * NVML is initialised once per process.  A forked child does not use the
  * parent's NVML (its handles and file descriptors belong to the parent),
@@ -37,7 +32,6 @@ _Static_assert(NVML_DEVICE_NAME_V2_BUFFER_SIZE == GT_NVML_NAME_SIZE, "name size"
 static struct gt_nvml_fns fns;
 static pid_t inited_pid;            /* the process that ran nvmlInit */
 static int state = GT_NVML_UNTRIED;
-static int loaded;                  /* gt_nvml_load ran */
 static int error;
 
 static int resolve(void *h)
@@ -50,29 +44,22 @@ static int resolve(void *h)
 	       fns.nvmlDeviceGetHandleByIndex_v2;
 }
 
-void gt_nvml_load(void)
+static void open_nvml(void)
 {
-	void *h = NULL;
+	void *h;
 
-	if (loaded)
-		return;
-	loaded = 1;
+	h = NULL;
 	if (!gt_dl_enter()) {               /* no fork while it loads */
 		h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 		gt_dl_leave();
 	}
+
 	if (!h || !resolve(h)) {
 		state = GT_NVML_MISSING;
 		gt_debug("gputrace: no usable libnvidia-ml.so.1 (%s); no GPU "
 			 "samples\n", h ? "functions missing" : dlerror());
-	}
-}
-
-static void open_nvml(void)
-{
-	gt_nvml_load();
-	if (state == GT_NVML_MISSING)
 		return;
+	}
 	error = fns.nvmlInit_v2();
 	state = error == GT_NVML_SUCCESS ? GT_NVML_READY : GT_NVML_FAILED;
 	if (state == GT_NVML_FAILED)

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nvml.h - NVML for the sampler thread (nvml.c): loaded by the thread that
- * starts tracing, before the sampler thread exists (gt_nvml_load), and
- * initialised at the first use, from the sampler thread only.
+ * nvml.h - NVML for the sampler thread (nvml.c): loaded and initialised at
+ * the first use, from that one thread only.
  */
 #ifndef GPUTRACE_PRELOAD_NVML_H
 #define GPUTRACE_PRELOAD_NVML_H
@@ -16,9 +15,6 @@ enum gt_nvml_state {
 	GT_NVML_FAILED,             /* nvmlInit failed */
 	GT_NVML_FORKED,             /* the parent's NVML: not ours to use */
 };
-
-/* Load libnvidia-ml.so.1 and find its functions, once (no nvmlInit). */
-void gt_nvml_load(void);
 
 /* The functions (some may be NULL), or NULL when NVML cannot be used. */
 const struct gt_nvml_fns *gt_nvml(void);

@@ -17,7 +17,6 @@
 
 #include "preload/gpu/cupti.h"
 #include "preload/env/env.h"
-#include "preload/env/nvml.h"
 #include "include/gputrace/format.h"
 #include "preload/gpu/gpu_window.h"
 #include "preload/base/internal.h"
@@ -170,7 +169,6 @@ void gt_sampler_start(void)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s.cond, &ca);
 	pthread_condattr_destroy(&ca);
-	gt_nvml_load();                     /* not by the sampler (nvml.c) */
 	s.running = 1;
 	if (make_thread()) {
 		s.running = 0;
