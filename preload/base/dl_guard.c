@@ -36,6 +36,7 @@
 static atomic_int forking;
 static atomic_uint inside;
 static atomic_int stuck;                /* this child must not walk or load */
+static atomic_int gave_up;              /* the fork's wait ended with one in */
 
 int gt_dl_enter(void)
 {
@@ -74,24 +75,31 @@ static void prepare(void)
 	atomic_store(&forking, 1);
 	while (atomic_load(&inside) && gt_now() - t0 < FORK_WAIT_NS)
 		sched_yield();
+	atomic_store(&gave_up, atomic_load(&inside) != 0);
 }
 
 static void parent(void)
 {
+	atomic_store(&gave_up, 0);
+	atomic_store(&forking, 0);
+}
+
+/* A child of fork(): stuck only if the wait gave up.  (inside may count a
+ * thread that had not yet seen the fork and was backing out: harmless.) */
+static void child(void)
+{
+	if (atomic_exchange(&gave_up, 0))
+		atomic_store(&stuck, 1);
+	atomic_store(&inside, 0);           /* the child has only this thread */
 	atomic_store(&forking, 0);
 }
 
 int gt_dl_after_fork(void)
 {
-	if (atomic_exchange(&inside, 0))
+	if (atomic_exchange(&inside, 0))   /* no handler ran: any may be real */
 		atomic_store(&stuck, 1);
-	atomic_store(&forking, 0);          /* the child has only this thread */
+	atomic_store(&forking, 0);
 	return atomic_load(&stuck);
-}
-
-static void child(void)
-{
-	gt_dl_after_fork();
 }
 
 int gt_dl_guard_init(void)
