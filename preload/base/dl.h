@@ -6,6 +6,7 @@
 #define GPUTRACE_PRELOAD_DL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * glibc's dlsym/dlvsym.  Any reference from this library to `dlsym` would
@@ -55,6 +56,11 @@ void gt_dl_leave(void);
 /* In a child, forked or not: 1 if a walk or load of the parent's was
  * inside at the fork (this child must walk and load nothing), else 0. */
 int gt_dl_after_fork(void);
+/* The fork handlers, around a fork that runs none (_Fork, a fork system
+ * call): begin before it; end after it, with what it returned, in both
+ * the parent and the child.  Async-signal-safe. */
+void gt_dl_fork_begin(void);
+void gt_dl_fork_end(pid_t pid);
 /* The fork handlers; 0, or -1 if they cannot be registered. */
 int gt_dl_guard_init(void);
 void gt_dl_note_object(const void *sym);

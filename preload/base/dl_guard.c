@@ -16,12 +16,14 @@
  * prepare handler waits (at most FORK_WAIT_NS) until none is inside,
  * holding new ones back until the fork is done.
  *
- * A child made without fork() (_Fork, a raw system call) ran no prepare
- * handler, and a child whose prepare gave up waiting was made anyway: if
- * a walk or load of the parent's was inside then, the lock it held may be
- * held for good: such a child walks and loads nothing (gt_dl_enter says
- * no), and fork.c traces nothing in it (even a new thread takes the
- * loader's lock).
+ * The program's _Fork runs no fork handler, so the library's _Fork
+ * (fork.c) runs the same three around the real one, and so does its
+ * syscall() for a fork.  A child made by a fork system call of the
+ * program's own (not through syscall()) ran none, and a child whose
+ * prepare gave up waiting was made anyway: if a walk or load of the parent's was inside
+ * then, the lock it held may be held for good: such a child walks and
+ * loads nothing (gt_dl_enter says no), and fork.c traces nothing in it
+ * (even a new thread takes the loader's lock).
  */
 #include <link.h>
 #include <pthread.h>
@@ -92,6 +94,19 @@ static void child(void)
 		atomic_store(&stuck, 1);
 	atomic_store(&inside, 0);           /* the child has only this thread */
 	atomic_store(&forking, 0);
+}
+
+void gt_dl_fork_begin(void)
+{
+	prepare();
+}
+
+void gt_dl_fork_end(pid_t pid)
+{
+	if (pid == 0)
+		child();
+	else
+		parent();
 }
 
 int gt_dl_after_fork(void)

@@ -16,8 +16,11 @@
  * a child that makes none has no dump.
  *
  * glibc's fork runs the handler (after malloc is usable again; it takes
- * no lock).  A child made without it (_Fork, a raw fork system call) is
- * noticed later, at no cost to the hot path: the generation lives in a
+ * no lock).  The program's _Fork, or a fork through syscall(), runs none:
+ * the library's own _Fork and syscall() make it wait for our walks and
+ * loads as fork does (a child made while our thread held the loader's
+ * lock would hang even in exit()), and its child, like one made by a fork
+ * system call of the program's own, is noticed later, at no cost to the hot path: the generation lives in a
  * page the kernel zeroes in every child (MADV_WIPEONFORK), so the
  * child's first traced call finds generation 0 and takes the slow path,
  * which does the same work then.  A vfork child shares its parent's
@@ -26,9 +29,13 @@
  * traced call of a thread and at exit; and the writer never waits for a
  * thread of a dump another process owns.
  */
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "preload/stack/callsite.h"
@@ -85,6 +92,82 @@ void gt_fork_notice(void)
 	}
 	while (!atomic_load(&gt_mark->generation))
 		sched_yield();          /* another thread of the child does it */
+}
+
+typedef pid_t (*fork_fn)(void);
+typedef long (*syscall_fn)(long, ...);
+static _Atomic(fork_fn) real_fork;
+static _Atomic(syscall_fn) real_syscall;
+
+void gt_fork_find_real(void)
+{
+	if (!atomic_load(&real_fork))
+		atomic_store(&real_fork, (fork_fn)gt_real_dlsym(RTLD_NEXT, "_Fork"));
+	if (!atomic_load(&real_syscall))
+		atomic_store(&real_syscall,
+			     (syscall_fn)gt_real_dlsym(RTLD_NEXT, "syscall"));
+}
+
+/* Found at start: a lookup is not async-signal-safe, and _Fork is. */
+GT_EXPORT pid_t _Fork(void)
+{
+	fork_fn f;
+	pid_t pid;
+	int err;
+
+	gt_fork_find_real();
+	f = atomic_load(&real_fork);
+	if (!f) {
+		errno = ENOSYS;
+		return -1;
+	}
+	gt_dl_fork_begin();
+	pid = f();
+	err = errno;
+	gt_dl_fork_end(pid);
+	errno = err;
+	return pid;
+}
+
+/* A new process that does not share our memory: fork, or clone without
+ * CLONE_VM (clone3's flags are behind a pointer the program may have
+ * got wrong: not read). */
+static int makes_process(long nr, long arg0)
+{
+#ifdef SYS_fork
+	if (nr == SYS_fork)
+		return 1;
+#endif
+	return nr == SYS_clone && !(arg0 & CLONE_VM);
+}
+
+/* Six arguments, as glibc's own syscall() passes on whatever the caller
+ * gave; a fork waits for our walks and loads, as fork() does. */
+GT_EXPORT long syscall(long nr, ...)
+{
+	long a[6], rc;
+	va_list ap;
+	syscall_fn f;
+	int err;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	gt_fork_find_real();
+	f = atomic_load(&real_syscall);
+	if (!f) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!makes_process(nr, a[0]))
+		return f(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	gt_dl_fork_begin();
+	rc = f(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	err = errno;
+	gt_dl_fork_end((pid_t)rc);
+	errno = err;
+	return rc;
 }
 
 /* The mark in a page of its own that every child finds zeroed. */

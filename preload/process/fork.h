@@ -10,6 +10,9 @@
  * off: a child would write into its parent's dump). */
 int gt_fork_init(void);
 
+/* Find the real _Fork (glibc 2.34 and later); at start, traced or not. */
+void gt_fork_find_real(void);
+
 /*
  * A child made without glibc's fork handlers (_Fork, a raw fork system
  * call): when the generation reads 0 or the dump is another process's,

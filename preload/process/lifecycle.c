@@ -40,6 +40,7 @@ void gt_init(void)
 	gt_tsc_init();
 	gt_signals_init();
 	gt_exec_init();
+	gt_fork_find_real();
 	if (!gt_cfg.enabled)
 		return;
 	if (gt_func_table_init() || gt_pinned_init(gt_cfg.max_pinned)) {

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # 77-hostile.t - programs that do what a tracer must survive
 # (test/workloads/w_hostile.c): children made without fork's handlers
-# (_Fork, the raw system call) never hang and get their own dumps; a
+# (_Fork, a fork through syscall()) never hang and get their own dumps; a
 # program that closes every descriptor or puts its own file over the
 # dump's never gets dump bytes in its file, and stderr never claims more
 # than the dump holds; no descriptor left; host names and ranks that try

@@ -6,7 +6,8 @@
  * held for good; a walk does not wait when no fork is under way; and a
  * child made without fork() (_Fork: no handler ran) while a walk was
  * inside is told so and walks nothing, while one made when none was
- * inside walks as before.
+ * inside walks as before; and a _Fork with the handlers run around it (as
+ * the library's _Fork and syscall() do) waits like fork().
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,10 +98,16 @@ static void walks_go_on_between_forks(void **state)
  * (gt_dl_after_fork), then a walk; the child's exit status says: 0 the
  * walk went on and found objects, 2 it was told a walk was inside and
  * walked nothing, 1 anything else. */
-static int unforked_child(void)
+static int unforked_child(int handlers)
 {
-	pid_t pid = _Fork();
+	pid_t pid;
 	int status = 0;
+
+	if (handlers)
+		gt_dl_fork_begin();
+	pid = _Fork();
+	if (handlers)
+		gt_dl_fork_end(pid);
 
 	if (pid == 0) {
 		int n = 0, rc, stuck;
@@ -123,22 +130,36 @@ static int unforked_child(void)
 static void unforked_child_walks_when_none_was_inside(void **state)
 {
 	(void)state;
-	assert_int_equal(unforked_child(), 0);
+	assert_int_equal(unforked_child(0), 0);
 }
 
-static void unforked_child_while_inside_walks_nothing(void **state)
+/* A _Fork while the walker is inside: the child's exit status. */
+static int unforked_child_while_inside(int handlers)
 {
 	pthread_t t;
+	int rc;
 
-	(void)state;
 	atomic_store(&walking, 0);
 	assert_int_equal(pthread_create(&t, NULL, walker, NULL), 0);
 	while (!atomic_load(&walking))
 		sched_yield();
-	assert_int_equal(unforked_child(), 2);  /* the walker was inside */
+	rc = unforked_child(handlers);
 	pthread_join(t, NULL);
 	assert_int_equal(gt_dl_enter(), 0);     /* the parent walks on */
 	gt_dl_leave();
+	return rc;
+}
+
+static void unforked_child_while_inside_walks_nothing(void **state)
+{
+	(void)state;
+	assert_int_equal(unforked_child_while_inside(0), 2);
+}
+
+static void handlers_around_fork_wait_for_the_walk(void **state)
+{
+	(void)state;
+	assert_int_equal(unforked_child_while_inside(1), 0);
 }
 
 int main(void)
@@ -148,6 +169,7 @@ int main(void)
 		cmocka_unit_test(walks_go_on_between_forks),
 		cmocka_unit_test(unforked_child_walks_when_none_was_inside),
 		cmocka_unit_test(unforked_child_while_inside_walks_nothing),
+		cmocka_unit_test(handlers_around_fork_wait_for_the_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
