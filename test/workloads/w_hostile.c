@@ -3,7 +3,7 @@
  * w_hostile.c - a program that does what a tracer must survive.
  *
  *   w_hostile fork HOW M     20 launches; a child made by HOW (_Fork or
- *                            sys: the raw system call, no fork handlers)
+ *                            sys: syscall(SYS_fork), no fork handlers)
  *                            makes M launches and exits through exit();
  *                            20 more launches.  "children ok 1" when the
  *                            child exited 0 within 10 s
