@@ -138,6 +138,7 @@ static const char *const finish_sql[] = {
 	"CREATE INDEX gpu_kernels_start ON gpu_kernels(start_ns)",
 	"CREATE INDEX gpu_kernels_host ON gpu_kernels(dump, host_id)",
 	"CREATE INDEX gpu_copies_start ON gpu_copies(start_ns)",
+	"CREATE INDEX gpu_copies_host ON gpu_copies(dump, host_id)",
 	"CREATE INDEX stack_frames_stack ON stack_frames(dump, stack)",
 	"CREATE INDEX samples_time ON samples(time_ns)",
 	"CREATE VIEW kernel_launches AS SELECT l.*, k.name AS kernel, "

@@ -79,6 +79,7 @@ CREATE INDEX gpu_kernels_name ON gpu_kernels(name);
 CREATE INDEX gpu_kernels_start ON gpu_kernels(start_ns);
 CREATE INDEX gpu_kernels_host ON gpu_kernels(dump, host_id);
 CREATE INDEX gpu_copies_start ON gpu_copies(start_ns);
+CREATE INDEX gpu_copies_host ON gpu_copies(dump, host_id);
 CREATE INDEX stack_frames_stack ON stack_frames(dump, stack);
 CREATE INDEX samples_time ON samples(time_ns);
 CREATE VIEW kernel_launches AS SELECT l.*, k.name AS kernel, s.grid_x, s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z FROM launches l LEFT JOIN kernels k ON k.dump = l.dump AND k.id = l.function AND k.version = l.function_version LEFT JOIN shapes s ON s.dump = l.dump AND s.id = l.shape;
