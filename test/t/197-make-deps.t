@@ -17,6 +17,10 @@ plan skip_all => 'no objects built with their dependencies'
 	unless -f "$build/analyzer/reader/dump_chunks.d" && -f "$build/preload/record/ring.d";
 plan skip_all => 'no make' unless system('make --version >/dev/null 2>&1') == 0;
 
+# Under make -j (make test), the outer make's job server is not handed
+# down to ours: its flags are dropped, or ours warns that it is missing.
+delete @ENV{qw(MAKEFLAGS MFLAGS MAKELEVEL)};
+
 # The name the objects were made under: relative to the top, as make test
 # and make test-asan give it.
 my $b = $build =~ s{^\Q$root\E/}{}r;
