@@ -72,8 +72,7 @@ static uint64_t launch_cost(const struct rp_graph *g)
 	for (size_t i = 0; i < g->nitems; i++)
 		if (g->items[i].kind == RK_LAUNCH && g->items[i].wkind == RW_NONE)
 			v[n++] = g->items[i].own;
-	sort_u64(v, n);
-	r = n ? v[n / 2] : LAUNCH_COST_NS;
+	r = n ? select_u64(v, n, n / 2) : LAUNCH_COST_NS;
 	free(v);
 	return r;
 }
@@ -282,8 +281,7 @@ static int fix_env(struct rp_graph *g, const struct rp_env *e, double *k)
 
 		for (size_t i = 0; i < g->nops; i++)
 			v[i] = g->ops[i].lat;
-		sort_u64(v, g->nops);
-		med = v[(g->nops - 1) / 2];
+		med = select_u64(v, g->nops, (g->nops - 1) / 2);
 		for (size_t i = 0; i < g->nops; i++) {
 			g->ops[i].lat = g->ops[i].lat < med ? g->ops[i].lat : med;
 			g->ops[i].gap = g->ops[i].gap < med ? g->ops[i].gap : med;

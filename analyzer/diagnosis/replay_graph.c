@@ -24,18 +24,39 @@
 
 
 
-/* The calls by thread, then start, then as they came (two passes of a
- * stable sort: by start, then by thread). */
+/* The earliest and the latest start of the n calls at ev. */
+static void t0_range(const struct rp_ev *ev, size_t n, uint64_t *lo,
+		     uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		*lo = ev[i].t0 < *lo ? ev[i].t0 : *lo;
+		*hi = ev[i].t0 > *hi ? ev[i].t0 : *hi;
+	}
+}
+
+/* The calls by thread, then start, then as they came (a stable sort by
+ * thread and start from the first; when the starts span more than 32
+ * bits of ns, two passes: by start, then by thread). */
 static void sort_by_tid_t0(struct rp_ev *ev, size_t n)
 {
 	struct sort_kv *o = xmalloc((n + 1) * sizeof(*o));
 	struct rp_ev *tmp = xmalloc((n + 1) * sizeof(*tmp));
+	uint64_t lo, hi;
 
-	for (size_t i = 0; i < n; i++)
-		o[i] = (struct sort_kv){ ev[i].t0, i };
-	sort_kv(o, n);
-	for (size_t i = 0; i < n; i++)
-		o[i].key = ev[o[i].val].tid;
+	t0_range(ev, n, &lo, &hi);
+	if (n && hi - lo <= UINT32_MAX) {
+		for (size_t i = 0; i < n; i++)
+			o[i] = (struct sort_kv){ (uint64_t)ev[i].tid << 32 |
+						 (ev[i].t0 - lo), i };
+	} else {
+		for (size_t i = 0; i < n; i++)
+			o[i] = (struct sort_kv){ ev[i].t0, i };
+		sort_kv(o, n);
+		for (size_t i = 0; i < n; i++)
+			o[i].key = ev[o[i].val].tid;
+	}
 	sort_kv(o, n);
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = ev[o[i].val];

@@ -58,8 +58,7 @@ static void time_op(struct timing *tm, uint32_t o, uint64_t t0)
 
 static uint64_t median(uint64_t *v, size_t n, uint64_t dflt)
 {
-	sort_u64(v, n);
-	return n ? v[n / 2] : dflt;
+	return n ? select_u64(v, n, n / 2) : dflt;
 }
 
 /*

@@ -2,7 +2,7 @@
 /*
  * test_analyzer_tables.c - the analyzer's fast tables against plain
  * answers: the radix sorts give qsort's order (sort_kv keeps equal keys
- * in order), an integer map's array of small keys and its memory of the
+ * in order), the quickselect the value the sorted array holds, an integer map's array of small keys and its memory of the
  * last value found never answer with a value it no longer holds, and the
  * replay's chunk-times table says "outside" only when it is.
  */
@@ -51,6 +51,36 @@ static void test_sort_u64(void **state)
 			qsort(b, n, sizeof(*b), cmp_u64);
 			if (n)
 				assert_memory_equal(a, b, n * sizeof(*a));
+			free(a);
+			free(b);
+		}
+}
+
+static void test_select_u64(void **state)
+{
+	static const size_t sizes[] = { 1, 2, 3, 64, 1001, 50000 };
+
+	(void)state;
+	for (int kind = 0; kind < 3; kind++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			size_t n = sizes[s];
+			uint64_t *a = malloc(n * sizeof(*a));
+			uint64_t *b = malloc(n * sizeof(*b));
+
+			for (size_t i = 0; i < n; i++)
+				b[i] = key_of(kind);
+			qsort(b, n, sizeof(*b), cmp_u64);
+			for (size_t k = 0; k < n; k += 1 + n / 7) {
+				memcpy(a, b, n * sizeof(*a));
+				for (size_t i = n; i > 1; i--) {        /* shuffled */
+					size_t j = rng() % i;
+					uint64_t t = a[i - 1];
+
+					a[i - 1] = a[j];
+					a[j] = t;
+				}
+				assert_int_equal(select_u64(a, n, k), b[k]);
+			}
 			free(a);
 			free(b);
 		}
@@ -146,6 +176,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_u64),
+		cmocka_unit_test(test_select_u64),
 		cmocka_unit_test(test_sort_kv_stable),
 		cmocka_unit_test(test_hmap_int),
 		cmocka_unit_test(test_chunk_times),
