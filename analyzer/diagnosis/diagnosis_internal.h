@@ -313,6 +313,8 @@ struct env_facts {
 struct chunk_time {
 	uint64_t off;                   /* the first chunk's offset */
 	uint64_t lo, hi;                /* its events' earliest, latest start */
+	int unordered;                  /* a chunk's events not in order of
+					   start */
 };
 
 struct chunk_times {
@@ -323,7 +325,9 @@ struct chunk_times {
 
 void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t);
 
-/* An event of the chunk at off, which starts at t. */
+/* An event of the chunk at off, which starts at t (the last entry holds
+ * that chunk alone: while its events come in order, hi is the last one's
+ * start). */
 static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
 				   uint64_t t)
 {
@@ -334,13 +338,18 @@ static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
 		return;
 	}
 	e = &c->e[c->n - 1];
+	if (t >= e->hi) {
+		e->hi = t;
+		return;
+	}
+	e->unordered = 1;
 	if (t < e->lo)
 		e->lo = t;
-	if (t > e->hi)
-		e->hi = t;
 }
 int chunk_times_outside(const struct chunk_times *c, size_t *at, uint64_t off,
 			uint64_t lo, uint64_t hi, uint64_t until);
+int chunk_times_in_order(const struct chunk_times *c, size_t *at, uint64_t off,
+			 uint64_t until);
 void chunk_times_release(struct chunk_times *c);
 
 /* ---- the whole state ----------------------------------------------------------- */

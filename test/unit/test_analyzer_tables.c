@@ -4,7 +4,7 @@
  * answers: the radix sorts give qsort's order (sort_kv keeps equal keys
  * in order), the quickselect the value the sorted array holds, an integer map's array of small keys and its memory of the
  * last value found never answer with a value it no longer holds, and the
- * replay's chunk-times table says "outside" only when it is.
+ * replay's chunk-times table says "outside" or "in order" only when it is.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,6 +172,32 @@ static void test_chunk_times(void **state)
 	chunk_times_release(&c);
 }
 
+/* Chunks whose events come in order of start, but for chunk 77 (one event
+ * earlier than the one before) and 5003: only those, and the last, and
+ * those past until, are not said to be in order, before and after the
+ * table halves. */
+static void test_chunk_times_order(void **state)
+{
+	struct chunk_times c = { 0 };
+	size_t at = 0;
+
+	(void)state;
+	for (uint64_t i = 0; i < 10000; i++)
+		for (uint64_t e = 0; e < 10; e++)
+			chunk_times_add(&c, 100 * i, 1000 * i + 100 * e -
+					((i == 77 || i == 5003) && e == 5 ? 150 : 0));
+	for (uint64_t i = 0; i < 10000; i++) {
+		int in = chunk_times_in_order(&c, &at, 100 * i, 8000000);
+
+		if (i == 77 || i == 5003 || i == 9999 || i >= 8000)
+			assert_false(in);
+		if (!in)        /* merged with its neighbour: at most its entry */
+			assert_true(i >= 8000 - 4 || (i >= 72 && i < 82) ||
+				    (i >= 4998 && i < 5008));
+	}
+	chunk_times_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_sort_kv_stable),
 		cmocka_unit_test(test_hmap_int),
 		cmocka_unit_test(test_chunk_times),
+		cmocka_unit_test(test_chunk_times_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
