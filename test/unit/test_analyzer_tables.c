@@ -146,17 +146,29 @@ static void test_hmap_int(void **state)
 	free(want);
 }
 
+/* 10000 chunks 100 bytes apart, each of 10 events: chunk i at times
+ * 1000 i .. 1000 i + 900, but for its 6th event 150 ns earlier where
+ * late(i) says so. */
+static void fill_chunks(struct chunk_times *c, int (*late)(uint64_t))
+{
+	for (uint64_t i = 0; i < 10000; i++)
+		for (uint64_t e = 0; e < 10; e++)
+			chunk_times_add(c, 100 * i, 1000 * i + 100 * e -
+					(late && late(i) && e == 5 ? 150 : 0));
+}
+
+static int is_late(uint64_t i)
+{
+	return i == 77 || i == 5003;
+}
+
 static void test_chunk_times(void **state)
 {
 	struct chunk_times c = { 0 };
 	size_t at = 0;
 
 	(void)state;
-	/* 10000 chunks 100 bytes apart, each of 10 events: chunk i at times
-	 * 1000 i .. 1000 i + 900 */
-	for (uint64_t i = 0; i < 10000; i++)
-		for (uint64_t e = 0; e < 10; e++)
-			chunk_times_add(&c, 100 * i, 1000 * i + 100 * e);
+	fill_chunks(&c, NULL);
 	/* the span [5000000, 5100000): chunks 5000..5099 are inside */
 	for (uint64_t i = 0; i < 10000; i++) {
 		int out = chunk_times_outside(&c, &at, 100 * i, 5000000, 5100000,
@@ -182,10 +194,7 @@ static void test_chunk_times_order(void **state)
 	size_t at = 0;
 
 	(void)state;
-	for (uint64_t i = 0; i < 10000; i++)
-		for (uint64_t e = 0; e < 10; e++)
-			chunk_times_add(&c, 100 * i, 1000 * i + 100 * e -
-					((i == 77 || i == 5003) && e == 5 ? 150 : 0));
+	fill_chunks(&c, is_late);
 	for (uint64_t i = 0; i < 10000; i++) {
 		int in = chunk_times_in_order(&c, &at, 100 * i, 8000000);
 
