@@ -447,7 +447,26 @@ void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s);
 void idle_gpu_finish(struct model *m, struct diagnosis *d);
 /* Statistics of the buckets overlapping [t0, t1), added to d->region_*. */
 void idle_gpu_region_stats(struct diagnosis *d, uint64_t t0, uint64_t t1);
-struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t);
+struct kbucket *idle_bucket_other(struct diagnosis *d, uint64_t t);
+
+/* A time in bucket b: its first and last times. */
+static inline void idle_count_in(struct kbucket *b, uint64_t t)
+{
+	if (!b->t_hi || t < b->t_lo)
+		b->t_lo = t;
+	if (t > b->t_hi)
+		b->t_hi = t;
+}
+
+/* The bucket of time t (made if new; NULL past the last), counting t.
+ * Inline: once per launch. */
+static inline struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
+{
+	if (!d->last_b || t < d->last_b_lo || t >= d->last_b_hi)
+		return idle_bucket_other(d, t);
+	idle_count_in(d->last_b, t);
+	return d->last_b;
+}
 
 /* idle_outside.c */
 void idle_sample(struct diagnosis *d, const struct dump_record *rec);
