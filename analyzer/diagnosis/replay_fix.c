@@ -66,7 +66,7 @@ const char *replay_fix_text(const struct rp_fix_result *r)
 /* The median host cost of a launch that does not wait. */
 static uint64_t launch_cost(const struct rp_graph *g)
 {
-	uint64_t *v = xcalloc(g->nitems + 1, sizeof(*v)), r;
+	uint64_t *v = xmalloc((g->nitems + 1) * sizeof(*v)), r;
 	size_t n = 0;
 
 	for (size_t i = 0; i < g->nitems; i++)
@@ -277,7 +277,7 @@ static int fix_env(struct rp_graph *g, const struct rp_env *e, double *k)
 		changed = 1;
 	}
 	if (e->other_share > 0.05 && g->nops) {
-		uint64_t *v = xcalloc(g->nops, sizeof(*v)), med;
+		uint64_t *v = xmalloc(g->nops * sizeof(*v)), med;
 
 		for (size_t i = 0; i < g->nops; i++)
 			v[i] = g->ops[i].lat;
