@@ -156,6 +156,18 @@ static uint32_t step_of(const struct rp_collect *c, uint64_t t)
 	return lo;
 }
 
+/* The step of an item that starts at t: most often the last one's. */
+static uint32_t item_step(struct rp_builder *b, uint64_t t)
+{
+	const struct rp_collect *c = b->c;
+	uint32_t h = b->step_hint;
+
+	if (h < c->nsteps && (!h || c->bounds[h] <= t) &&
+	    (h + 1 >= c->nsteps || t < c->bounds[h + 1]))
+		return h;
+	return b->step_hint = step_of(c, t);
+}
+
 static uint8_t kind_of(const struct rp_ev *e)
 {
 	switch (e->kind) {
@@ -249,7 +261,7 @@ static void call_wait(struct rp_builder *b, struct rp_item *it,
 static void add_call(struct rp_builder *b, const struct rp_ev *e, uint8_t prev_dir)
 {
 	struct rp_item *it = new_item(b, kind_of(e), e->t0, e->t1,
-				      step_of(b->c, e->t0));
+				      item_step(b, e->t0));
 
 	it->bytes = e->bytes;
 	it->dir = e->dir;
@@ -264,7 +276,7 @@ static void add_call(struct rp_builder *b, const struct rp_ev *e, uint8_t prev_d
 static void add_cpu(struct rp_builder *b, uint64_t t0, uint64_t t1)
 {
 	if (t1 > t0)
-		new_item(b, RK_CPU, t0, t1, step_of(b->c, t0));
+		new_item(b, RK_CPU, t0, t1, item_step(b, t0));
 }
 
 /* A call made inside the one before: the outer call ends where it
@@ -279,7 +291,7 @@ static void nested(struct rp_builder *b, const struct rp_ev *e, uint8_t prev_dir
 	g->items[last].own = b->mt1[last] - b->mt0[last];
 	add_call(b, e, prev_dir);
 	if (outer_end > e->t1)
-		new_item(b, outer_kind, e->t1, outer_end, step_of(b->c, e->t1));
+		new_item(b, outer_kind, e->t1, outer_end, item_step(b, e->t1));
 }
 
 static size_t add_thread(struct rp_builder *b, size_t i, int main_thread)
