@@ -24,7 +24,8 @@ static void halve(struct chunk_times *c)
 		struct chunk_time a = c->e[2 * i], b = c->e[2 * i + 1];
 
 		c->e[i] = (struct chunk_time){ a.off, a.lo < b.lo ? a.lo : b.lo,
-					       a.hi > b.hi ? a.hi : b.hi };
+					       a.hi > b.hi ? a.hi : b.hi,
+					       a.unordered | b.unordered };
 	}
 	if (c->n % 2)
 		c->e[c->n / 2] = c->e[c->n - 1];
@@ -38,27 +39,42 @@ void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t)
 		c->e = xmalloc(CT_MAX * sizeof(*c->e));
 	if (c->n == CT_MAX)
 		halve(c);
-	c->e[c->n++] = (struct chunk_time){ off, t, t };
+	c->e[c->n++] = (struct chunk_time){ off, t, t, 0 };
 	c->last_off = off;
 }
 
-/*
- * Whether every event of the chunk at off, read whole before (not the
- * last one, where the first read may have stopped), starts outside
- * [lo, hi) and at most `until`.  *at is a cursor: offsets asked must not
- * decrease.
- */
+/* The entry of the chunk at off, read whole before (not the last one,
+ * where the first read may have stopped); NULL if none.  *at is a
+ * cursor: offsets asked must not decrease. */
+static const struct chunk_time *entry_of(const struct chunk_times *c,
+					 size_t *at, uint64_t off)
+{
+	if (!c->n || off >= c->last_off || off < c->e[0].off)
+		return NULL;
+	while (*at + 1 < c->n && c->e[*at + 1].off <= off)
+		(*at)++;
+	return &c->e[*at];
+}
+
+/* Whether every event of the chunk at off starts outside [lo, hi) and at
+ * most `until`. */
 int chunk_times_outside(const struct chunk_times *c, size_t *at, uint64_t off,
 			uint64_t lo, uint64_t hi, uint64_t until)
 {
-	const struct chunk_time *e;
+	const struct chunk_time *e = entry_of(c, at, off);
 
-	if (!c->n || off >= c->last_off || off < c->e[0].off)
-		return 0;
-	while (*at + 1 < c->n && c->e[*at + 1].off <= off)
-		(*at)++;
-	e = &c->e[*at];
-	return (e->hi < lo || e->lo >= hi) && e->hi <= until;
+	return e && (e->hi < lo || e->lo >= hi) && e->hi <= until;
+}
+
+/* Whether the events of the chunk at off come in order of start and none
+ * starts after `until`: those after one that starts at t start at t or
+ * later, and at most `until`. */
+int chunk_times_in_order(const struct chunk_times *c, size_t *at, uint64_t off,
+			 uint64_t until)
+{
+	const struct chunk_time *e = entry_of(c, at, off);
+
+	return e && !e->unordered && e->hi <= until;
 }
 
 void chunk_times_release(struct chunk_times *c)

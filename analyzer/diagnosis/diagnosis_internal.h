@@ -313,6 +313,8 @@ struct env_facts {
 struct chunk_time {
 	uint64_t off;                   /* the first chunk's offset */
 	uint64_t lo, hi;                /* its events' earliest, latest start */
+	int unordered;                  /* a chunk's events not in order of
+					   start */
 };
 
 struct chunk_times {
@@ -323,7 +325,9 @@ struct chunk_times {
 
 void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t);
 
-/* An event of the chunk at off, which starts at t. */
+/* An event of the chunk at off, which starts at t (the last entry holds
+ * that chunk alone: while its events come in order, hi is the last one's
+ * start). */
 static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
 				   uint64_t t)
 {
@@ -334,13 +338,18 @@ static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
 		return;
 	}
 	e = &c->e[c->n - 1];
+	if (t >= e->hi) {
+		e->hi = t;
+		return;
+	}
+	e->unordered = 1;
 	if (t < e->lo)
 		e->lo = t;
-	if (t > e->hi)
-		e->hi = t;
 }
 int chunk_times_outside(const struct chunk_times *c, size_t *at, uint64_t off,
 			uint64_t lo, uint64_t hi, uint64_t until);
+int chunk_times_in_order(const struct chunk_times *c, size_t *at, uint64_t off,
+			 uint64_t until);
 void chunk_times_release(struct chunk_times *c);
 
 /* ---- the whole state ----------------------------------------------------------- */
@@ -438,7 +447,26 @@ void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s);
 void idle_gpu_finish(struct model *m, struct diagnosis *d);
 /* Statistics of the buckets overlapping [t0, t1), added to d->region_*. */
 void idle_gpu_region_stats(struct diagnosis *d, uint64_t t0, uint64_t t1);
-struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t);
+struct kbucket *idle_bucket_other(struct diagnosis *d, uint64_t t);
+
+/* A time in bucket b: its first and last times. */
+static inline void idle_count_in(struct kbucket *b, uint64_t t)
+{
+	if (!b->t_hi || t < b->t_lo)
+		b->t_lo = t;
+	if (t > b->t_hi)
+		b->t_hi = t;
+}
+
+/* The bucket of time t (made if new; NULL past the last), counting t.
+ * Inline: once per launch. */
+static inline struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
+{
+	if (!d->last_b || t < d->last_b_lo || t >= d->last_b_hi)
+		return idle_bucket_other(d, t);
+	idle_count_in(d->last_b, t);
+	return d->last_b;
+}
 
 /* idle_outside.c */
 void idle_sample(struct diagnosis *d, const struct dump_record *rec);

@@ -16,23 +16,12 @@
 
 #define GRID_CLASSES 12             /* blocks in [2^i, 2^i+1), the last: more */
 
-static void count_in(struct kbucket *b, uint64_t t)
-{
-	if (!b->t_hi || t < b->t_lo)
-		b->t_lo = t;
-	if (t > b->t_hi)
-		b->t_hi = t;
-}
-
-struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
+/* A bucket other than the last one asked for (idle_bucket). */
+struct kbucket *idle_bucket_other(struct diagnosis *d, uint64_t t)
 {
 	struct kbucket *b, **page;
 	uint64_t i;
 
-	if (d->last_b && t >= d->last_b_lo && t < d->last_b_hi) {
-		count_in(d->last_b, t);
-		return d->last_b;
-	}
 	if (t < d->base_ns)
 		t = d->base_ns;
 	i = (t - d->base_ns) / DIAG_BUCKET_NS;
@@ -44,7 +33,7 @@ struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
 	if (i >= d->nbuckets)
 		d->nbuckets = i + 1;
 	b = &(*page)[i % DIAG_PAGE_BUCKETS];
-	count_in(b, t);
+	idle_count_in(b, t);
 	d->last_b = b;
 	d->last_b_lo = d->base_ns + i * DIAG_BUCKET_NS;
 	d->last_b_hi = d->last_b_lo + DIAG_BUCKET_NS;

@@ -235,6 +235,14 @@ static int outside(struct span_chunks *s, uint64_t offset)
 				   s->hi + READ_PAST_NS);
 }
 
+/* The rest of the chunk at offset starts at or past the span's end, and
+ * holds nothing that would end the read. */
+static int rest_after(struct span_chunks *s, uint64_t offset, uint64_t t0)
+{
+	return t0 >= s->hi &&
+	       chunk_times_in_order(s->times, &s->at, offset, s->hi + READ_PAST_NS);
+}
+
 static int skip_chunk(void *ctx, uint64_t offset, uint32_t type)
 {
 	return type == GT_CHUNK_EVENTS && outside(ctx, offset);
@@ -264,6 +272,9 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 			break;          /* the span's GPU records came long before */
 		if (rec.type == DUMP_EVENT && outside(&sk, rec.offset))
 			dump_skip_events(r);    /* not passed over: cannot seek */
+		else if (rec.type == DUMP_EVENT && rest_after(&sk, rec.offset,
+							      rec.event.t0))
+			dump_skip_events(r);    /* keeps nothing after it */
 		else if (rec.type == DUMP_EVENT)
 			keep_event(c, &rec.event);
 		else if (rec.type == DUMP_GPU && clk && clk->pairs)

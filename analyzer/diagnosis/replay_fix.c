@@ -66,14 +66,13 @@ const char *replay_fix_text(const struct rp_fix_result *r)
 /* The median host cost of a launch that does not wait. */
 static uint64_t launch_cost(const struct rp_graph *g)
 {
-	uint64_t *v = xcalloc(g->nitems + 1, sizeof(*v)), r;
+	uint64_t *v = xmalloc((g->nitems + 1) * sizeof(*v)), r;
 	size_t n = 0;
 
 	for (size_t i = 0; i < g->nitems; i++)
 		if (g->items[i].kind == RK_LAUNCH && g->items[i].wkind == RW_NONE)
 			v[n++] = g->items[i].own;
-	sort_u64(v, n);
-	r = n ? v[n / 2] : LAUNCH_COST_NS;
+	r = n ? select_u64(v, n, n / 2) : LAUNCH_COST_NS;
 	free(v);
 	return r;
 }
@@ -278,12 +277,11 @@ static int fix_env(struct rp_graph *g, const struct rp_env *e, double *k)
 		changed = 1;
 	}
 	if (e->other_share > 0.05 && g->nops) {
-		uint64_t *v = xcalloc(g->nops, sizeof(*v)), med;
+		uint64_t *v = xmalloc(g->nops * sizeof(*v)), med;
 
 		for (size_t i = 0; i < g->nops; i++)
 			v[i] = g->ops[i].lat;
-		sort_u64(v, g->nops);
-		med = v[(g->nops - 1) / 2];
+		med = select_u64(v, g->nops, (g->nops - 1) / 2);
 		for (size_t i = 0; i < g->nops; i++) {
 			g->ops[i].lat = g->ops[i].lat < med ? g->ops[i].lat : med;
 			g->ops[i].gap = g->ops[i].gap < med ? g->ops[i].gap : med;

@@ -24,18 +24,39 @@
 
 
 
-/* The calls by thread, then start, then as they came (two passes of a
- * stable sort: by start, then by thread). */
+/* The earliest and the latest start of the n calls at ev. */
+static void t0_range(const struct rp_ev *ev, size_t n, uint64_t *lo,
+		     uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		*lo = ev[i].t0 < *lo ? ev[i].t0 : *lo;
+		*hi = ev[i].t0 > *hi ? ev[i].t0 : *hi;
+	}
+}
+
+/* The calls by thread, then start, then as they came (a stable sort by
+ * thread and start from the first; when the starts span more than 32
+ * bits of ns, two passes: by start, then by thread). */
 static void sort_by_tid_t0(struct rp_ev *ev, size_t n)
 {
 	struct sort_kv *o = xmalloc((n + 1) * sizeof(*o));
 	struct rp_ev *tmp = xmalloc((n + 1) * sizeof(*tmp));
+	uint64_t lo, hi;
 
-	for (size_t i = 0; i < n; i++)
-		o[i] = (struct sort_kv){ ev[i].t0, i };
-	sort_kv(o, n);
-	for (size_t i = 0; i < n; i++)
-		o[i].key = ev[o[i].val].tid;
+	t0_range(ev, n, &lo, &hi);
+	if (n && hi - lo <= UINT32_MAX) {
+		for (size_t i = 0; i < n; i++)
+			o[i] = (struct sort_kv){ (uint64_t)ev[i].tid << 32 |
+						 (ev[i].t0 - lo), i };
+	} else {
+		for (size_t i = 0; i < n; i++)
+			o[i] = (struct sort_kv){ ev[i].t0, i };
+		sort_kv(o, n);
+		for (size_t i = 0; i < n; i++)
+			o[i].key = ev[o[i].val].tid;
+	}
 	sort_kv(o, n);
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = ev[o[i].val];
@@ -135,6 +156,18 @@ static uint32_t step_of(const struct rp_collect *c, uint64_t t)
 	return lo;
 }
 
+/* The step of an item that starts at t: most often the last one's. */
+static uint32_t item_step(struct rp_builder *b, uint64_t t)
+{
+	const struct rp_collect *c = b->c;
+	uint32_t h = b->step_hint;
+
+	if (h < c->nsteps && (!h || c->bounds[h] <= t) &&
+	    (h + 1 >= c->nsteps || t < c->bounds[h + 1]))
+		return h;
+	return b->step_hint = step_of(c, t);
+}
+
 static uint8_t kind_of(const struct rp_ev *e)
 {
 	switch (e->kind) {
@@ -228,7 +261,7 @@ static void call_wait(struct rp_builder *b, struct rp_item *it,
 static void add_call(struct rp_builder *b, const struct rp_ev *e, uint8_t prev_dir)
 {
 	struct rp_item *it = new_item(b, kind_of(e), e->t0, e->t1,
-				      step_of(b->c, e->t0));
+				      item_step(b, e->t0));
 
 	it->bytes = e->bytes;
 	it->dir = e->dir;
@@ -243,7 +276,7 @@ static void add_call(struct rp_builder *b, const struct rp_ev *e, uint8_t prev_d
 static void add_cpu(struct rp_builder *b, uint64_t t0, uint64_t t1)
 {
 	if (t1 > t0)
-		new_item(b, RK_CPU, t0, t1, step_of(b->c, t0));
+		new_item(b, RK_CPU, t0, t1, item_step(b, t0));
 }
 
 /* A call made inside the one before: the outer call ends where it
@@ -258,7 +291,7 @@ static void nested(struct rp_builder *b, const struct rp_ev *e, uint8_t prev_dir
 	g->items[last].own = b->mt1[last] - b->mt0[last];
 	add_call(b, e, prev_dir);
 	if (outer_end > e->t1)
-		new_item(b, outer_kind, e->t1, outer_end, step_of(b->c, e->t1));
+		new_item(b, outer_kind, e->t1, outer_end, item_step(b, e->t1));
 }
 
 static size_t add_thread(struct rp_builder *b, size_t i, int main_thread)

@@ -98,6 +98,7 @@ struct rp_builder {
 	struct hmap hmap_stream;        /* host stream -> CUPTI stream + 1 */
 	uint64_t *backlog_abs;
 	size_t capstreams;
+	uint32_t step_hint;             /* the last item's step */
 };
 
 

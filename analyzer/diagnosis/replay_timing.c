@@ -58,8 +58,7 @@ static void time_op(struct timing *tm, uint32_t o, uint64_t t0)
 
 static uint64_t median(uint64_t *v, size_t n, uint64_t dflt)
 {
-	sort_u64(v, n);
-	return n ? v[n / 2] : dflt;
+	return n ? select_u64(v, n, n / 2) : dflt;
 }
 
 /*
@@ -73,7 +72,7 @@ static uint64_t median(uint64_t *v, size_t n, uint64_t dflt)
 static void latencies(struct timing *tm)
 {
 	struct rp_graph *g = tm->b->g;
-	uint64_t *v = xcalloc(g->nops + 1, sizeof(*v)), lat, gap;
+	uint64_t *v = xmalloc((g->nops + 1) * sizeof(*v)), lat, gap;
 	size_t n = 0, k = 0;
 
 	for (size_t o = 0; o < g->nops; o++)
@@ -162,7 +161,7 @@ static void walk(struct timing *tm)
 {
 	struct rp_builder *b = tm->b;
 	struct rp_graph *g = b->g;
-	struct sort_kv *o = xcalloc(g->nitems + 1, sizeof(*o));
+	struct sort_kv *o = xmalloc((g->nitems + 1) * sizeof(*o));
 
 	for (size_t i = 0; i < g->nitems; i++)       /* by time, then index */
 		o[i] = (struct sort_kv){ b->mt0[i], i };

@@ -64,12 +64,16 @@ static uint64_t *block_of(struct hist *h, unsigned b)
 	return h->block[b];
 }
 
-static void bucket_add(struct hist *h, uint64_t v)
+/* Inline: once per event of most rows. */
+static inline void bucket_add(struct hist *h, uint64_t v)
 {
 	unsigned b, sub;
 
 	locate(v, &b, &sub);
-	block_of(h, b)[sub]++;
+	if (h->block[b])
+		h->block[b][sub]++;
+	else
+		block_of(h, b)[sub]++;
 }
 
 /* From the few values kept to buckets. */

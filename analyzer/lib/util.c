@@ -96,17 +96,45 @@ char *xasprintf(const char *fmt, ...)
 }
 
 /*
- * One pass of the radix sort, by the byte at shift: from src into dst,
- * stable.  0 when every key has the same byte there (nothing to do).
+ * The radix sort, of the keys less the smallest: digits of up to 16 bits
+ * (fewer when there are few keys), as few as the range of the keys
+ * needs; the counts of every digit in one read, then one stable pass per
+ * digit in which the keys differ.
  */
-static int radix_pass(const struct sort_kv *src, struct sort_kv *dst,
-			 size_t n, unsigned shift)
-{
-	size_t count[256] = { 0 }, at = 0;
+struct radix_plan {
+	uint64_t min;
+	unsigned digits, bits;
+};
 
-	for (size_t i = 0; i < n; i++)
-		count[src[i].key >> shift & 0xff]++;
-	for (unsigned b = 0; b < 256; b++) {
+static int kv_plan(const struct sort_kv *v, size_t n, struct radix_plan *p)
+{
+	uint64_t min = v[0].key, max = v[0].key;
+	unsigned range_bits;
+	int sorted = 1;
+
+	for (size_t i = 1; i < n; i++) {
+		sorted &= v[i].key >= v[i - 1].key;
+		min = v[i].key < min ? v[i].key : min;
+		max = v[i].key > max ? v[i].key : max;
+	}
+	if (sorted)
+		return 0;
+	range_bits = 64 - (unsigned)__builtin_clzll(max - min);
+	p->min = min;
+	p->bits = 8;
+	while (p->bits < 16 && (size_t)1 << (p->bits + 1) <= n)
+		p->bits++;
+	p->digits = (range_bits + p->bits - 1) / p->bits;
+	p->bits = (range_bits + p->digits - 1) / p->digits;
+	return 1;
+}
+
+/* The start of each digit value's run; 0 when all keys share the digit. */
+static int radix_offsets(size_t *count, size_t values, size_t n)
+{
+	size_t at = 0;
+
+	for (size_t b = 0; b < values; b++) {
 		size_t c = count[b];
 
 		if (c == n)
@@ -114,38 +142,55 @@ static int radix_pass(const struct sort_kv *src, struct sort_kv *dst,
 		count[b] = at;
 		at += c;
 	}
-	for (size_t i = 0; i < n; i++)
-		dst[count[src[i].key >> shift & 0xff]++] = src[i];
 	return 1;
 }
 
-void sort_kv(struct sort_kv *v, size_t n)
+static void kv_insertion(struct sort_kv *v, size_t n)
 {
-	struct sort_kv *tmp, *src = v, *dst;
+	for (size_t i = 1; i < n; i++) {
+		struct sort_kv x = v[i];
+		size_t j = i;
 
-	if (n < 64) {           /* insertion sort */
-		for (size_t i = 1; i < n; i++) {
-			struct sort_kv x = v[i];
-			size_t j = i;
-
-			for (; j && v[j - 1].key > x.key; j--)
-				v[j] = v[j - 1];
-			v[j] = x;
-		}
-		return;
+		for (; j && v[j - 1].key > x.key; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
 	}
-	tmp = dst = xmalloc(n * sizeof(*tmp));
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		if (radix_pass(src, dst, n, shift)) {
-			struct sort_kv *t = src;
+}
 
-			src = dst;
-			dst = t;
-		}
+static void kv_radix(struct sort_kv *v, size_t n, const struct radix_plan *p)
+{
+	size_t values = (size_t)1 << p->bits, mask = values - 1;
+	size_t *count = xcalloc(p->digits * values, sizeof(*count));
+	struct sort_kv *tmp = xmalloc(n * sizeof(*tmp)), *src = v, *dst = tmp;
+
+	for (size_t i = 0; i < n; i++)
+		for (unsigned j = 0; j < p->digits; j++)
+			count[j * values + ((v[i].key - p->min) >> (j * p->bits) & mask)]++;
+	for (unsigned j = 0; j < p->digits; j++) {
+		size_t *c = count + j * values;
+		struct sort_kv *t = src;
+
+		if (!radix_offsets(c, values, n))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			dst[c[(src[i].key - p->min) >> (j * p->bits) & mask]++] = src[i];
+		src = dst;
+		dst = t;
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
 	free(tmp);
+	free(count);
+}
+
+void sort_kv(struct sort_kv *v, size_t n)
+{
+	struct radix_plan p;
+
+	if (n < 64)
+		kv_insertion(v, n);
+	else if (kv_plan(v, n, &p))
+		kv_radix(v, n, &p);
 }
 
 void sort_u64(uint64_t *v, size_t n)
@@ -158,4 +203,34 @@ void sort_u64(uint64_t *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		v[i] = kv[i].key;
 	free(kv);
+}
+
+uint64_t select_u64(uint64_t *v, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, at = (ptrdiff_t)k;
+
+	while (lo < hi) {
+		uint64_t pivot = v[lo + (hi - lo) / 2];
+		ptrdiff_t i = lo, j = hi;
+
+		while (i <= j) {        /* Hoare's partition */
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				uint64_t t = v[i];
+
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		if (at <= j)
+			hi = j;
+		else if (at >= i)
+			lo = i;
+		else
+			break;          /* between them: all equal to the pivot */
+	}
+	return v[k];
 }

@@ -46,6 +46,10 @@ char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* Sort v[0..n) in ascending order (a radix sort: qsort's order, faster). */
 void sort_u64(uint64_t *v, size_t n);
 
+/* The k-th smallest of v[0..n), k < n, as v sorted would have it at k
+ * (v is reordered: a quickselect). */
+uint64_t select_u64(uint64_t *v, size_t n, size_t k);
+
 /* A value and the key it sorts by. */
 struct sort_kv {
 	uint64_t key;

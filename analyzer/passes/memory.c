@@ -152,6 +152,13 @@ void memory_add_event(struct model *m, const struct dump_event *ev)
 		s->first_t0 = ev->t0;
 	if (ev->t1 > s->last_t1)
 		s->last_t1 = ev->t1;
+	if (ev->op->kind == GT_KIND_LAUNCH) {   /* most events: ends a copy */
+		struct pending_copy *p = hmap_get_int(&s->pending, ev->tid);
+
+		if (p)
+			p->live = 0;
+		return;
+	}
 	follow_copy(s, ev);
 	if (ev->op->kind == GT_KIND_COPY)
 		add_copy(m, s, ev);

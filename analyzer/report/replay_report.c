@@ -68,9 +68,22 @@ struct canvas {
 	uint64_t t0, slot;
 };
 
+/* The columns [a, b) covers, of those the step does: from *k0 to *k1. */
+static void columns(const struct canvas *c, uint64_t a, uint64_t b, size_t *k0,
+		    size_t *k1)
+{
+	*k0 = a > c->t0 ? (a - c->t0) / c->slot : 0;
+	*k1 = b > c->t0 ? (b - c->t0 - 1) / c->slot + 1 : 0;
+	*k0 = *k0 < c->used ? *k0 : c->used;
+	*k1 = *k1 < c->used ? *k1 : c->used;
+}
+
 static void paint(struct canvas *c, uint64_t a, uint64_t b, char ch)
 {
-	for (size_t k = 0; k < c->used; k++) {
+	size_t k0, k1;
+
+	columns(c, a, b, &k0, &k1);
+	for (size_t k = k0; k < k1; k++) {
 		uint64_t s0 = c->t0 + k * c->slot, s1 = s0 + c->slot;
 		uint64_t lo = a > s0 ? a : s0, hi = b < s1 ? b : s1;
 
@@ -114,16 +127,32 @@ static void thread_rows(FILE *out, const struct rp_graph *g,
 	}
 }
 
+/* The operations in the drawing's time, in order; *n gets their number. */
+static size_t *ops_drawn(const struct rp_graph *g, const struct rp_times *t,
+			 const struct canvas *c, size_t *n)
+{
+	size_t *v = xmalloc((g->nops + 1) * sizeof(*v));
+
+	*n = 0;
+	for (size_t o = 0; o < g->nops; o++)
+		if (t->op1[o] > c->t0 && t->op0[o] < c->t0 + c->cols * c->slot)
+			v[(*n)++] = o;
+	return v;
+}
+
 static void stream_rows(FILE *out, const struct rp_graph *g,
 			const struct rp_times *t, struct canvas *c, size_t *rows)
 {
+	size_t nv, *v = ops_drawn(g, t, c, &nv);
+
 	for (size_t s = 0; s < g->nstreams && *rows < TL_ROWS; s++) {
 		int any = 0;
 
 		clear(c);
-		for (size_t o = 0; o < g->nops; o++) {
-			if (g->ops[o].stream != s || t->op1[o] <= c->t0 ||
-			    t->op0[o] >= c->t0 + c->cols * c->slot)
+		for (size_t j = 0; j < nv; j++) {
+			size_t o = v[j];
+
+			if (g->ops[o].stream != s)
 				continue;
 			paint(c, t->op0[o], t->op1[o] > t->op0[o] ? t->op1[o] :
 			      t->op0[o] + 1, op_chars[g->ops[o].kind & 3]);
@@ -134,6 +163,7 @@ static void stream_rows(FILE *out, const struct rp_graph *g,
 			(*rows)++;
 		}
 	}
+	free(v);
 }
 
 static void draw(FILE *out, const char *title, const struct rp_graph *g,

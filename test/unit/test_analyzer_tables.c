@@ -2,9 +2,9 @@
 /*
  * test_analyzer_tables.c - the analyzer's fast tables against plain
  * answers: the radix sorts give qsort's order (sort_kv keeps equal keys
- * in order), an integer map's array of small keys and its memory of the
+ * in order), the quickselect the value the sorted array holds, an integer map's array of small keys and its memory of the
  * last value found never answer with a value it no longer holds, and the
- * replay's chunk-times table says "outside" only when it is.
+ * replay's chunk-times table says "outside" or "in order" only when it is.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,6 +51,36 @@ static void test_sort_u64(void **state)
 			qsort(b, n, sizeof(*b), cmp_u64);
 			if (n)
 				assert_memory_equal(a, b, n * sizeof(*a));
+			free(a);
+			free(b);
+		}
+}
+
+static void test_select_u64(void **state)
+{
+	static const size_t sizes[] = { 1, 2, 3, 64, 1001, 50000 };
+
+	(void)state;
+	for (int kind = 0; kind < 3; kind++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			size_t n = sizes[s];
+			uint64_t *a = malloc(n * sizeof(*a));
+			uint64_t *b = malloc(n * sizeof(*b));
+
+			for (size_t i = 0; i < n; i++)
+				b[i] = key_of(kind);
+			qsort(b, n, sizeof(*b), cmp_u64);
+			for (size_t k = 0; k < n; k += 1 + n / 7) {
+				memcpy(a, b, n * sizeof(*a));
+				for (size_t i = n; i > 1; i--) {        /* shuffled */
+					size_t j = rng() % i;
+					uint64_t t = a[i - 1];
+
+					a[i - 1] = a[j];
+					a[j] = t;
+				}
+				assert_int_equal(select_u64(a, n, k), b[k]);
+			}
 			free(a);
 			free(b);
 		}
@@ -116,17 +146,29 @@ static void test_hmap_int(void **state)
 	free(want);
 }
 
+/* 10000 chunks 100 bytes apart, each of 10 events: chunk i at times
+ * 1000 i .. 1000 i + 900, but for its 6th event 150 ns earlier where
+ * late(i) says so. */
+static void fill_chunks(struct chunk_times *c, int (*late)(uint64_t))
+{
+	for (uint64_t i = 0; i < 10000; i++)
+		for (uint64_t e = 0; e < 10; e++)
+			chunk_times_add(c, 100 * i, 1000 * i + 100 * e -
+					(late && late(i) && e == 5 ? 150 : 0));
+}
+
+static int is_late(uint64_t i)
+{
+	return i == 77 || i == 5003;
+}
+
 static void test_chunk_times(void **state)
 {
 	struct chunk_times c = { 0 };
 	size_t at = 0;
 
 	(void)state;
-	/* 10000 chunks 100 bytes apart, each of 10 events: chunk i at times
-	 * 1000 i .. 1000 i + 900 */
-	for (uint64_t i = 0; i < 10000; i++)
-		for (uint64_t e = 0; e < 10; e++)
-			chunk_times_add(&c, 100 * i, 1000 * i + 100 * e);
+	fill_chunks(&c, NULL);
 	/* the span [5000000, 5100000): chunks 5000..5099 are inside */
 	for (uint64_t i = 0; i < 10000; i++) {
 		int out = chunk_times_outside(&c, &at, 100 * i, 5000000, 5100000,
@@ -142,13 +184,38 @@ static void test_chunk_times(void **state)
 	chunk_times_release(&c);
 }
 
+/* Chunks whose events come in order of start, but for chunk 77 (one event
+ * earlier than the one before) and 5003: only those, and the last, and
+ * those past until, are not said to be in order, before and after the
+ * table halves. */
+static void test_chunk_times_order(void **state)
+{
+	struct chunk_times c = { 0 };
+	size_t at = 0;
+
+	(void)state;
+	fill_chunks(&c, is_late);
+	for (uint64_t i = 0; i < 10000; i++) {
+		int in = chunk_times_in_order(&c, &at, 100 * i, 8000000);
+
+		if (i == 77 || i == 5003 || i == 9999 || i >= 8000)
+			assert_false(in);
+		if (!in)        /* merged with its neighbour: at most its entry */
+			assert_true(i >= 8000 - 4 || (i >= 72 && i < 82) ||
+				    (i >= 4998 && i < 5008));
+	}
+	chunk_times_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_u64),
+		cmocka_unit_test(test_select_u64),
 		cmocka_unit_test(test_sort_kv_stable),
 		cmocka_unit_test(test_hmap_int),
 		cmocka_unit_test(test_chunk_times),
+		cmocka_unit_test(test_chunk_times_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
