@@ -20,10 +20,10 @@
  * (fork.c) runs the same three around the real one, and so does its
  * syscall() for a fork.  A child made by a fork system call of the
  * program's own (not through syscall()) ran none, and a child whose
- * prepare gave up waiting was made anyway: if a walk or load of the parent's was inside
- * then, the lock it held may be held for good: such a child walks and
- * loads nothing (gt_dl_enter says no), and fork.c traces nothing in it
- * (even a new thread takes the loader's lock).
+ * prepare gave up waiting was made anyway: if a walk or load of the
+ * parent's was inside then, the lock it held may be held for good: such
+ * a child walks and loads nothing (gt_dl_enter says no), and fork.c
+ * traces nothing in it (even a new thread takes the loader's lock).
  */
 #include <link.h>
 #include <pthread.h>

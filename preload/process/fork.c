@@ -20,10 +20,10 @@
  * the library's own _Fork and syscall() make it wait for our walks and
  * loads as fork does (a child made while our thread held the loader's
  * lock would hang even in exit()), and its child, like one made by a fork
- * system call of the program's own, is noticed later, at no cost to the hot path: the generation lives in a
- * page the kernel zeroes in every child (MADV_WIPEONFORK), so the
- * child's first traced call finds generation 0 and takes the slow path,
- * which does the same work then.  A vfork child shares its parent's
+ * system call of the program's own, is noticed later, at no cost to the
+ * hot path: the generation lives in a page the kernel zeroes in every
+ * child (MADV_WIPEONFORK), so the child's first traced call finds
+ * generation 0 and takes the slow path, which does the same work then.  A vfork child shares its parent's
  * memory, so it sees no change and touches nothing.  Where no page can
  * be wiped, a pid that is not the dump owner's tells, at the first
  * traced call of a thread and at exit; and the writer never waits for a
@@ -96,31 +96,40 @@ void gt_fork_notice(void)
 
 typedef pid_t (*fork_fn)(void);
 typedef long (*syscall_fn)(long, ...);
-static _Atomic(fork_fn) real_fork;
-static _Atomic(syscall_fn) real_syscall;
+static _Atomic(void *) real_fork;
+static _Atomic(void *) real_syscall;
 
 void gt_fork_find_real(void)
 {
 	if (!atomic_load(&real_fork))
-		atomic_store(&real_fork, (fork_fn)gt_real_dlsym(RTLD_NEXT, "_Fork"));
+		atomic_store(&real_fork, gt_real_dlsym(RTLD_NEXT, "_Fork"));
 	if (!atomic_load(&real_syscall))
-		atomic_store(&real_syscall,
-			     (syscall_fn)gt_real_dlsym(RTLD_NEXT, "syscall"));
+		atomic_store(&real_syscall, gt_real_dlsym(RTLD_NEXT, "syscall"));
 }
 
-/* Found at start: a lookup is not async-signal-safe, and _Fork is. */
+/* The real function: found at start (a lookup is not async-signal-safe,
+ * and _Fork is), or now if a constructor called before ours. */
+static void *real(_Atomic(void *) *fn)
+{
+	void *f = atomic_load_explicit(fn, memory_order_relaxed);
+
+	if (unlikely(!f)) {
+		gt_fork_find_real();
+		f = atomic_load(fn);
+	}
+	if (!f)
+		errno = ENOSYS;
+	return f;
+}
+
 GT_EXPORT pid_t _Fork(void)
 {
-	fork_fn f;
+	fork_fn f = (fork_fn)real(&real_fork);
 	pid_t pid;
 	int err;
 
-	gt_fork_find_real();
-	f = atomic_load(&real_fork);
-	if (!f) {
-		errno = ENOSYS;
+	if (!f)
 		return -1;
-	}
 	gt_dl_fork_begin();
 	pid = f();
 	err = errno;
@@ -154,12 +163,9 @@ GT_EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	gt_fork_find_real();
-	f = atomic_load(&real_syscall);
-	if (!f) {
-		errno = ENOSYS;
+	f = (syscall_fn)real(&real_syscall);
+	if (!f)
 		return -1;
-	}
 	if (!makes_process(nr, a[0]))
 		return f(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	gt_dl_fork_begin();

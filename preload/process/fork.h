@@ -10,7 +10,8 @@
  * off: a child would write into its parent's dump). */
 int gt_fork_init(void);
 
-/* Find the real _Fork (glibc 2.34 and later); at start, traced or not. */
+/* Find the real _Fork (glibc 2.34 and later) and syscall(), which the
+ * library's own call; at start, traced or not. */
 void gt_fork_find_real(void);
 
 /*
