@@ -19,6 +19,7 @@
 #include "preload/hooks/procaddr.h"
 
 #define ID_FULL UINT32_MAX          /* claimed, but the id space is spent */
+#define ID_AGAIN (UINT32_MAX - 1)   /* claimed by a thread lost at a fork */
 
 struct slot {
 	_Atomic uintptr_t key;
@@ -91,12 +92,27 @@ static uint32_t publish(struct slot *s, uintptr_t key)
 	return id;
 }
 
+/* A slot whose publisher was a parent's thread lost at a fork: the first
+ * thread of the child to meet it publishes it. */
+static uint32_t publish_again(struct slot *s)
+{
+	uint32_t again = ID_AGAIN, id = 0;
+
+	atomic_fetch_add(&publishing, 1);       /* see gt_func_after_fork */
+	if (atomic_compare_exchange_strong(&s->id, &again, 0))
+		id = publish(s, atomic_load(&s->key));
+	atomic_fetch_sub(&publishing, 1);
+	return id;
+}
+
 static uint32_t wait_id(struct slot *s)
 {
 	uint32_t id;
 
-	for (int spins = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0;
-	     spins++) {
+	for (int spins = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0 ||
+	     id == ID_AGAIN; spins++) {
+		if (id == ID_AGAIN && (id = publish_again(s)))
+			return id;
 		if (spins > 1000000)
 			return 0;
 		if (spins > 100)
@@ -143,7 +159,8 @@ uint32_t gt_func_id(const void *handle)
 /*
  * Fork child: the new dump must define every function again, and a slot
  * that a parent's thread had claimed but not yet published at the fork
- * never will be (that thread is not in the child): it stays unnamed.
+ * never will be by that thread (it is not in the child): the child's
+ * first call that meets it publishes it (its id and name).
  */
 void gt_func_after_fork(void)
 {
@@ -155,7 +172,7 @@ void gt_func_after_fork(void)
 		return;
 	for (uint64_t i = 0; i <= slot_mask; i++)
 		if (atomic_load(&slots[i].key) && !atomic_load(&slots[i].id))
-			atomic_store(&slots[i].id, ID_FULL);
+			atomic_store(&slots[i].id, ID_AGAIN);
 	atomic_store(&publishing, 0);
 }
 

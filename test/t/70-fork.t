@@ -64,9 +64,16 @@ subtest 'fork storm: threads launching, writer draining every ms' => sub {
 	my $bad = 0;
 	for my $t (@t[0 .. $#t - 1]) {
 		my $j = $d{$t->{pid}} && $d{$t->{pid}}[0];
-		$bad++ unless $j && $j->{events} == 2 * $m && $j->{dropped} == 0 &&
+		my $ok = $j && $j->{events} == 2 * $m && $j->{dropped} == 0 &&
 			!$j->{ends_early} &&
 			GtSafety::calls_of($j, 'kernels', 'symbol', GtRun::K_WORKER) == $m;
+		next if $ok;
+		$bad++;
+		diag("child $t->{pid}: no dump read"), next unless $j;
+		diag(sprintf("child %d: events %d, dropped %d, ends early %s, " .
+			     "launches of the worker kernel %d", $t->{pid},
+			     $j->{events}, $j->{dropped}, $j->{ends_early} ? 'yes' : 'no',
+			     GtSafety::calls_of($j, 'kernels', 'symbol', GtRun::K_WORKER)));
 	}
 	is($bad, 0, "every child's dump has exactly its $m launches and syncs");
 	GtSafety::exact($d{$parent->{pid}}[0], $parent,
