@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "include/gputrace/format.h"
+#include "preload/base/own_fd.h"
 #include "preload/env/env.h"
 #include "preload/env/env_items.h"
 #include "preload/base/internal.h"
@@ -21,13 +22,13 @@
 /* A small file's text, NUL-terminated; its length or -1. */
 static ssize_t read_small(const char *path, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct gt_own_fd o;
 	ssize_t n;
 
-	if (fd < 0)
+	if (gt_own_open(&o, path) < 0)
 		return -1;
-	n = read(fd, buf, cap - 1);
-	close(fd);
+	n = read(o.fd, buf, cap - 1);
+	gt_own_close(&o);
 	if (n < 0)
 		return -1;
 	buf[n] = 0;

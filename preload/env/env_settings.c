@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/base/own_fd.h"
 #include "preload/env/env.h"
 #include "preload/env/env_items.h"
 
@@ -70,15 +71,15 @@ static void scan(int fd, struct found *f)
 void gt_env_settings(struct gt_items *it)
 {
 	static struct found f;
-	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+	struct gt_own_fd o;
 
-	if (fd < 0) {
+	if (gt_own_open(&o, "/proc/self/environ") < 0) {
 		gt_items_fail(it, GT_ENV_SETTINGS, GT_INFO_FAILED, -1);
 		return;
 	}
 	f.n = 0;
-	scan(fd, &f);
-	close(fd);
+	scan(o.fd, &f);
+	gt_own_close(&o);
 	gt_items_num(it, GT_ENV_SETTINGS, f.n);
 	for (unsigned i = 0; i < f.n; i++)
 		gt_items_text(it, GT_ENV_SETTING, 0, f.v[i]);

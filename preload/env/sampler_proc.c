@@ -17,6 +17,7 @@
 
 #include "include/gputrace/format.h"
 #include "preload/env/env_items.h"
+#include "preload/base/own_fd.h"
 #include "preload/env/sampler.h"
 
 #define MAX_KIDS 256
@@ -33,13 +34,13 @@ static int have_children_file;
 
 static ssize_t read_text(const char *path, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct gt_own_fd o;
 	ssize_t n;
 
-	if (fd < 0)
+	if (gt_own_open(&o, path) < 0)
 		return -1;
-	n = read(fd, buf, cap - 1);
-	close(fd);
+	n = read(o.fd, buf, cap - 1);
+	gt_own_close(&o);
 	buf[n > 0 ? n : 0] = 0;
 	return n;
 }

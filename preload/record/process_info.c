@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "include/gputrace/format.h"
+#include "preload/base/own_fd.h"
 #include "preload/base/output_path.h"
 #include "preload/record/process_info.h"
 
@@ -32,15 +33,15 @@ static void add_string(uint8_t *buf, size_t cap, size_t *len, const char *s, siz
 
 static size_t read_cmdline(char *buf, size_t cap)
 {
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	struct gt_own_fd o;
 	size_t len = 0;
 	ssize_t n;
 
-	if (fd < 0)
+	if (gt_own_open(&o, "/proc/self/cmdline") < 0)
 		return 0;
-	while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
+	while (len < cap && (n = read(o.fd, buf + len, cap - len)) > 0)
 		len += (size_t)n;
-	close(fd);
+	gt_own_close(&o);
 	return len;
 }
 
