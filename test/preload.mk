@@ -20,6 +20,10 @@ PRELOAD_UNIT_OBJ_config := $(B)/preload/process/config.o $(B)/preload/base/setti
 $(TEST_B)/unit_preload_dl_guard: $(B)/preload/base/dl_guard.o
 PRELOAD_UNIT_OBJ_dl_guard := $(B)/preload/base/dl_guard.o -lpthread
 
+# The library's own descriptors (own_fd.c).
+$(TEST_B)/unit_preload_own_fd: $(B)/preload/base/own_fd.o
+PRELOAD_UNIT_OBJ_own_fd := $(B)/preload/base/own_fd.o
+
 TEST_BINS += $(TEST_B)/unit_preload_output $(TEST_B)/unit_preload_codec \
 	     $(TEST_B)/unit_preload_tsc $(TEST_B)/unit_preload_config \
-	     $(TEST_B)/unit_preload_dl_guard
+	     $(TEST_B)/unit_preload_dl_guard $(TEST_B)/unit_preload_own_fd

@@ -29,43 +29,29 @@
 #define OUT_CAP (1u << 20)
 #define FD_FLOOR 900                /* or half the descriptor limit */
 
-/* fd moved to a high number (close-on-exec); fd itself if it cannot be. */
-static int move_high(int fd)
+/* The file moved to a high number (close-on-exec), if it can be. */
+static void move_high(struct gt_own_fd *f)
 {
 	struct rlimit rl;
 	rlim_t floor = FD_FLOOR;
-	int high;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 2 < floor)
 		floor = rl.rlim_cur / 2;
-	if ((rlim_t)fd >= floor)
-		return fd;
-	high = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
-	if (high < 0)
-		return fd;
-	close(fd);
-	return high;
+	gt_own_move(f, (int)floor);
 }
 
 int gt_dump_out_ours(const struct gt_dump_out *o)
 {
-	struct stat st;
-
-	return o->fd >= 0 && fstat(o->fd, &st) == 0 && st.st_dev == o->dev &&
-	       st.st_ino == o->ino;
+	return gt_own_still(&o->file);
 }
 
 int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path)
 {
-	struct stat st;
-
 	memset(o, 0, sizeof(*o));
-	o->fd = move_high(fd);
 	o->path = path;
-	if (fstat(o->fd, &st))
+	if (gt_own_take(&o->file, fd) < 0)
 		return -1;
-	o->dev = st.st_dev;
-	o->ino = st.st_ino;
+	move_high(&o->file);
 	o->buf = malloc(OUT_CAP);
 	o->cap = OUT_CAP;
 	return o->buf ? 0 : -1;
@@ -76,24 +62,24 @@ int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path)
  * it.  0, or -1 (writing stops; the old number is left alone). */
 static int reopen(struct gt_dump_out *o)
 {
-	int fd = open(o->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	int old = o->fd;
+	struct gt_own_fd again;
+	int old = o->file.fd;
 	struct stat st;
 
-	o->fd = -1;
-	if (fd < 0)
+	o->file.fd = -1;
+	if (gt_own_take(&again, open(o->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)))
 		goto fail;
-	if (fstat(fd, &st) || st.st_dev != o->dev || st.st_ino != o->ino ||
-	    (uint64_t)st.st_size != o->bytes_written ||
-	    lseek(fd, (off_t)o->bytes_written, SEEK_SET) < 0) {
-		close(fd);
+	if (again.dev != o->file.dev || again.ino != o->file.ino ||
+	    fstat(again.fd, &st) || (uint64_t)st.st_size != o->bytes_written ||
+	    lseek(again.fd, (off_t)o->bytes_written, SEEK_SET) < 0)
 		goto fail;
-	}
-	o->fd = move_high(fd);
+	move_high(&again);
+	o->file = again;
 	gt_log("gputrace: the program closed or replaced descriptor %d, the "
 	       "dump's; '%s' opened again\n", old, o->path);
 	return 0;
 fail:
+	gt_own_close(&again);
 	gt_log("gputrace: the program closed or replaced descriptor %d, the "
 	       "dump's, and '%s' cannot be opened again; tracing stops here\n",
 	       old, o->path);
@@ -103,9 +89,7 @@ fail:
 /* Stop writing; close the descriptor only if it is still ours. */
 static void stop(struct gt_dump_out *o)
 {
-	if (gt_dump_out_ours(o))
-		close(o->fd);
-	o->fd = -1;
+	gt_own_close(&o->file);
 }
 
 /* Whether writing n more bytes would pass RLIMIT_FSIZE. */
@@ -121,16 +105,16 @@ int gt_dump_out_flush(struct gt_dump_out *o)
 {
 	size_t off = 0;
 
-	if (o->fd >= 0 && over_size_limit(o, o->len)) {
+	if (o->file.fd >= 0 && over_size_limit(o, o->len)) {
 		gt_log("gputrace: cannot write '%s': the file size limit (ulimit -f) "
 		       "is reached; tracing stops here\n", o->path);
 		stop(o);
 	}
-	if (o->fd >= 0 && o->len && !gt_dump_out_ours(o))
+	if (o->file.fd >= 0 && o->len && !gt_dump_out_ours(o))
 		reopen(o);
 
-	while (o->fd >= 0 && off < o->len) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+	while (o->file.fd >= 0 && off < o->len) {
+		ssize_t n = write(o->file.fd, o->buf + off, o->len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -144,7 +128,7 @@ int gt_dump_out_flush(struct gt_dump_out *o)
 		o->bytes_written += (uint64_t)n;
 	}
 	o->len = 0;
-	return o->fd >= 0 ? 0 : -1;
+	return o->file.fd >= 0 ? 0 : -1;
 }
 
 void gt_dump_out_raw(struct gt_dump_out *o, const void *p, size_t n)

@@ -9,10 +9,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "preload/base/own_fd.h"
+
 struct gt_dump_out {
-	int fd;                     /* -1 once writing failed */
-	dev_t dev;                  /* the dump's identity, as created */
-	ino_t ino;
+	struct gt_own_fd file;      /* the dump as created; fd -1 once
+				       writing failed */
 	uint8_t *buf;
 	size_t len, cap;
 	uint64_t bytes_written;
@@ -20,10 +21,11 @@ struct gt_dump_out {
 };
 
 /* Take fd (the new dump at path; moved to a high number): 0, or -1 when
- * out of memory (fd is then still to be closed by the caller: o->fd). */
+ * out of memory (then still to be closed by the caller: o->file). */
 int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path);
 
-/* 1 when o->fd is still the dump (the program may close or replace it). */
+/* 1 when o->file is still the dump (the program may close or replace
+ * it). */
 int gt_dump_out_ours(const struct gt_dump_out *o);
 
 /* Append raw bytes / a whole chunk (header + payload); flushes when full. */

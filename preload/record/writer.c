@@ -311,7 +311,7 @@ static void drain_ring(struct gt_ring *ring)
 	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
 	uint64_t drops;
 
-	if (head != tail && w.out.fd < 0) {
+	if (head != tail && w.out.file.fd < 0) {
 		w.dropped += head - tail;       /* the dump is gone: count only */
 	} else if (head != tail) {
 		events_begin(ring, tail);
@@ -630,7 +630,7 @@ static int open_dump(void)
 		return -1;
 	}
 	if (gt_dump_out_open(&w.out, fd, w.path)) {
-		close(w.out.fd);
+		gt_own_close(&w.out.file);
 		unlink(w.path);
 		return -1;
 	}
@@ -667,7 +667,7 @@ void gt_writer_finish(void)
 
 int gt_writer_exec_end(void)
 {
-	if (!atomic_load(&w.started) || !w.out.buf || w.out.fd < 0 ||
+	if (!atomic_load(&w.started) || !w.out.buf || w.out.file.fd < 0 ||
 	    atomic_load(&w.ended) || w.pid != getpid())
 		return 0;               /* no dump, or a vfork parent's */
 	stop_thread();
@@ -677,7 +677,7 @@ int gt_writer_exec_end(void)
 
 void gt_writer_exec_failed(void)
 {
-	int fd = w.out.fd;
+	int fd = w.out.file.fd;
 
 	if (!gt_dump_out_ours(&w.out) || ftruncate(fd, (off_t)w.end_off) ||
 	    lseek(fd, (off_t)w.end_off, SEEK_SET) < 0)
