@@ -105,20 +105,21 @@ static uint32_t publish_again(struct slot *s)
 	return id;
 }
 
+/* The slot's id once its publisher has set it (a slot left by a thread
+ * lost at a fork is published here); 0: unnamed. */
 static uint32_t wait_id(struct slot *s)
 {
-	uint32_t id;
+	for (int spins = 0; spins <= 1000000; spins++) {
+		uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
 
-	for (int spins = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0 ||
-	     id == ID_AGAIN; spins++) {
-		if (id == ID_AGAIN && (id = publish_again(s)))
-			return id;
-		if (spins > 1000000)
-			return 0;
+		if (id == ID_AGAIN)
+			id = publish_again(s);  /* 0: another thread took it */
+		if (id)
+			return id == ID_FULL ? 0 : id;
 		if (spins > 100)
 			sched_yield();
 	}
-	return id == ID_FULL ? 0 : id;
+	return 0;
 }
 
 static inline uint64_t hash_ptr(uintptr_t p)
