@@ -28,21 +28,6 @@ void hist_release(struct hist *h)
 	hist_init(h);
 }
 
-/* Block 0 holds [0, 64) exactly; block b >= 1 holds [2^(b+5), 2^(b+6)). */
-static void locate(uint64_t v, unsigned *b, unsigned *sub)
-{
-	unsigned e;
-
-	if (v < HIST_SUB) {
-		*b = 0;
-		*sub = (unsigned)v;
-		return;
-	}
-	e = 63 - (unsigned)__builtin_clzll(v);
-	*b = e - HIST_SUB_BITS + 1;
-	*sub = (unsigned)(v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1);
-}
-
 /* The smallest value of a bucket, and its width. */
 static uint64_t bucket_low(unsigned b, unsigned sub, uint64_t *width)
 {
@@ -69,7 +54,7 @@ static inline void bucket_add(struct hist *h, uint64_t v)
 {
 	unsigned b, sub;
 
-	locate(v, &b, &sub);
+	hist_locate(v, &b, &sub);
 	if (h->block[b])
 		h->block[b][sub]++;
 	else
@@ -97,15 +82,10 @@ static void place(struct hist *h, uint64_t v)
 	bucket_add(h, v);
 }
 
-void hist_add(struct hist *h, uint64_t v)
+void hist_add_new(struct hist *h, uint64_t v)
 {
 	place(h, v);
-	h->count++;
-	h->total = sat_add(h->total, v);
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
+	hist_count(h, v);
 }
 
 void hist_merge(struct hist *dst, const struct hist *src)
@@ -162,7 +142,7 @@ static uint64_t few_quantile(const struct hist *h, uint64_t rank)
 
 	memcpy(v, h->few, h->count * sizeof(v[0]));
 	qsort(v, h->count, sizeof(v[0]), cmp_u64);
-	locate(v[rank - 1], &b, &sub);
+	hist_locate(v[rank - 1], &b, &sub);
 	return representative(h, b, sub);
 }
 

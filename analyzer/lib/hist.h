@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+#include "analyzer/lib/util.h"
+
 #define HIST_SUB_BITS 6
 #define HIST_SUB (1u << HIST_SUB_BITS)           /* buckets per block */
 #define HIST_BLOCKS (64 - HIST_SUB_BITS + 1)     /* [0,64), then 2^6..2^63 */
@@ -33,7 +35,53 @@ struct hist {
 
 void hist_init(struct hist *h);
 void hist_release(struct hist *h);
-void hist_add(struct hist *h, uint64_t v);
+/* hist_add() when v's bucket is not made yet (or the few values not
+ * yet turned into buckets). */
+void hist_add_new(struct hist *h, uint64_t v);
+
+/* v's bucket: block 0 holds [0, 64) exactly; block b >= 1 holds
+ * [2^(b+5), 2^(b+6)). */
+static inline void hist_locate(uint64_t v, unsigned *b, unsigned *sub)
+{
+	unsigned e;
+
+	if (v < HIST_SUB) {
+		*b = 0;
+		*sub = (unsigned)v;
+		return;
+	}
+	e = 63 - (unsigned)__builtin_clzll(v);
+	*b = e - HIST_SUB_BITS + 1;
+	*sub = (unsigned)(v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1);
+}
+
+/* count, total, min and max, with v. */
+static inline void hist_count(struct hist *h, uint64_t v)
+{
+	h->count++;
+	h->total = sat_add(h->total, v);
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+/* Inline: once per event of most rows; almost always to a bucket made. */
+static inline void hist_add(struct hist *h, uint64_t v)
+{
+	unsigned b, sub;
+	uint64_t *block;
+
+	hist_locate(v, &b, &sub);
+	block = h->block ? h->block[b] : NULL;
+
+	if (!block) {
+		hist_add_new(h, v);
+		return;
+	}
+	block[sub]++;
+	hist_count(h, v);
+}
 /* Add the values of src to dst. */
 void hist_merge(struct hist *dst, const struct hist *src);
 /*

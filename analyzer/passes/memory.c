@@ -40,6 +40,8 @@ struct pending_copy {
 struct memory_stats {
 	struct pinned_allocs allocs;
 	struct hmap pending;        /* tid -> struct pending_copy */
+	size_t live;                /* pending copies live: none, most of
+				       the time, and a launch looks no further */
 	struct hmap seconds;        /* second of the run -> struct second:
 	                               pinned allocations in it (a map: one
 	                               call months later costs one entry) */
@@ -80,6 +82,14 @@ static int is_wait_for(const struct dump_event *ev, uint64_t stream)
 	return (ev->op->api_is & DUMP_API_STREAM_SYNC) && ev->stream == stream;
 }
 
+static void end_pending(struct memory_stats *s, struct pending_copy *p)
+{
+	if (p && p->live) {
+		p->live = 0;
+		s->live--;
+	}
+}
+
 /*
  * The event after an async pinned copy in its thread: a wait on the copy's
  * stream makes it a synchronous pinned copy.  Then ev may start another.
@@ -91,8 +101,7 @@ static void follow_copy(struct memory_stats *s, const struct dump_event *ev)
 
 	if (p && p->live && is_wait_for(ev, p->stream))
 		add_cost3(s, FIND_SYNC_PINNED, p->bytes, sat_add(p->ns, ev->dur));
-	if (p)
-		p->live = 0;
+	end_pending(s, p);
 	if (ev->op->kind != GT_KIND_COPY || !(ev->op->flags & GT_OPF_ASYNC))
 		return;
 	mem = ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK;
@@ -104,6 +113,7 @@ static void follow_copy(struct memory_stats *s, const struct dump_event *ev)
 		hmap_put_int(&s->pending, ev->tid, p);
 	}
 	*p = (struct pending_copy){ ev->stream, ev->arg[GT_ARG_COPY_BYTES], ev->dur, 1 };
+	s->live++;
 }
 
 static void add_copy(struct model *m, struct memory_stats *s,
@@ -153,10 +163,8 @@ void memory_add_event(struct model *m, const struct dump_event *ev)
 	if (ev->t1 > s->last_t1)
 		s->last_t1 = ev->t1;
 	if (ev->op->kind == GT_KIND_LAUNCH) {   /* most events: ends a copy */
-		struct pending_copy *p = hmap_get_int(&s->pending, ev->tid);
-
-		if (p)
-			p->live = 0;
+		if (s->live)
+			end_pending(s, hmap_get_int(&s->pending, ev->tid));
 		return;
 	}
 	follow_copy(s, ev);
