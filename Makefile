@@ -126,12 +126,17 @@ LAUNCHER_OBJ := $(LAUNCHER_SRC:%.c=$(B)/%.o)
 ANALYZER := $(B)/gputrace-analyze
 LAUNCHER := $(B)/gputrace
 
+# The analyzer is optimized across its files (a record goes through a
+# dozen passes, each in its own file): ANALYZER_OPT= turns that off; the
+# sanitized builds go without it.
+ANALYZER_OPT ?= $(if $(SANITIZE),,-O3 -flto=auto -ffat-lto-objects)
+
 $(B)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(ANALYZER_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(ANALYZER_OPT) $(ANALYZER_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(ANALYZER): $(ANALYZER_OBJ) $(PROTO_OBJ)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(ANALYZER_LIBS) -lstdc++ -lm
+	$(Q)$(CC) $(CFLAGS) $(ANALYZER_OPT) $(SAN_FLAGS) -o $@ $^ $(ANALYZER_LIBS) -lstdc++ -lm
 
 $(LAUNCHER): $(LAUNCHER_OBJ)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^

@@ -104,7 +104,7 @@ static void take_steps(struct rp_collect *c, const struct step_stats *s,
 static int choose_span(const struct diagnosis *d, struct rp_collect *c)
 {
 	const struct step_stats *s = &d->steps;
-	size_t a, b;
+	size_t a = 0, b = 0;
 
 	if (s->nt < 3 || s->nt - 1 - s->warmup < 2)
 		return -1;

@@ -205,7 +205,7 @@ static int earliest(struct match *mt, const struct held *hd, size_t h,
 /* Align host h on host 0: the median shift of their earliest entries. */
 static size_t align_host(struct match *mt, size_t h)
 {
-	int64_t *diff = xcalloc(mt->nheld + 1, sizeof(*diff)), a, b;
+	int64_t *diff = xcalloc(mt->nheld + 1, sizeof(*diff)), a = 0, b = 0;
 	size_t n = 0;
 
 	for (size_t i = 0; i < mt->nheld; i++)
