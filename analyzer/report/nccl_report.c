@@ -111,7 +111,7 @@ static const struct table_column comm_cols[] = {
 
 static void print_ops(FILE *out, const struct model *m, size_t top)
 {
-	char buf[TABLE_MAX_COLS][UNITS_BUF], ver[UNITS_BUF] = "";
+	char buf[TABLE_MAX_COLS][UNITS_BUF], ver[UNITS_BUF + 1] = "";
 	const char *cells[TABLE_MAX_COLS];
 	size_t n, shown;
 	struct nccl_op **ops = nccl_ops(m, &n);
