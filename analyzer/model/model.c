@@ -100,19 +100,16 @@ static int shape_current(const struct model *m, const struct shape_ref *s)
 	return s->row && s->gen == (s->fn ? s->fn->gen : m->fn_gen);
 }
 
-/* The row a launch of shape id counts in. */
-static struct row *launch_row(struct model *m, const struct dump_reader *r,
-			      uint64_t id)
+/* launch_row() when the shape's row is not known, or no longer current. */
+static NOINLINE struct row *launch_row_again(struct model *m,
+					     const struct dump_reader *r,
+					     uint64_t id, struct shape_ref *s)
 {
-	struct shape_ref *s = id <= UINT32_MAX ? hmap_get_int(&m->shapes, id)
-					       : NULL;
 	const struct model_fn *fn;
 	const struct gt_function *f;
 	struct row *row;
 	char *label;
 
-	if (s && shape_current(m, s))
-		return s->row;
 	fn = s ? hmap_get_int(&m->functions, s->function) : NULL;
 	f = fn ? &fn->f : NULL;
 	if (s) {
@@ -134,6 +131,18 @@ static struct row *launch_row(struct model *m, const struct dump_reader *r,
 	if (s)
 		s->row = row;
 	return row;
+}
+
+/* The row a launch of shape id counts in. */
+static struct row *launch_row(struct model *m, const struct dump_reader *r,
+			      uint64_t id)
+{
+	struct shape_ref *s = id <= UINT32_MAX ? hmap_get_int(&m->shapes, id)
+					       : NULL;
+
+	if (s && shape_current(m, s))
+		return s->row;
+	return launch_row_again(m, r, id, s);
 }
 
 /* The row of a copy, memset or wait, cached per op id and host memory. */
@@ -199,10 +208,10 @@ counted:
 	}
 }
 
-void model_core_add(struct model *m, const struct dump_reader *r,
-		    const struct dump_record *rec)
+/* Records other than events: out of line, the events' path keeps no
+ * registers to save. */
+static NOINLINE void add_record(struct model *m, const struct dump_record *rec)
 {
-	m->ev_row = NULL;
 	switch (rec->type) {
 	case DUMP_PROCESS:
 		add_process(m, rec->process);
@@ -221,9 +230,6 @@ void model_core_add(struct model *m, const struct dump_reader *r,
 	case DUMP_STREAM:
 		hmap_put_int(&m->stream_ids, rec->stream.id, PRESENT);
 		break;
-	case DUMP_EVENT:
-		add_event(m, r, &rec->event);
-		break;
 	case DUMP_DROPS:
 		m->drops_sum = sat_add(m->drops_sum, rec->drops.count);
 		break;
@@ -238,6 +244,16 @@ void model_core_add(struct model *m, const struct dump_reader *r,
 	default:
 		break;
 	}
+}
+
+void model_core_add(struct model *m, const struct dump_reader *r,
+		    const struct dump_record *rec)
+{
+	m->ev_row = NULL;
+	if (rec->type == DUMP_EVENT)
+		add_event(m, r, &rec->event);
+	else
+		add_record(m, rec);
 }
 
 void model_core_finish(struct model *m, int ends_early)

@@ -49,7 +49,7 @@ struct memory_stats {
 	uint64_t cost[FIND_KINDS][3];   /* calls, bytes, ns */
 };
 
-static struct memory_stats *stats(struct model *m)
+static NOINLINE struct memory_stats *stats(struct model *m)
 {
 	if (!m->memory) {
 		m->memory = xcalloc(1, sizeof(*m->memory));
@@ -154,24 +154,36 @@ static void add_alloc(struct model *m, struct memory_stats *s,
 	one->ns = sat_add(one->ns, ev->dur);
 }
 
-void memory_add_event(struct model *m, const struct dump_event *ev)
+/* Out of line, as is whatever a launch seldom needs: the launch's own
+ * path keeps no registers to save. */
+static NOINLINE void add_other(struct model *m, struct memory_stats *s,
+			       const struct dump_event *ev)
 {
-	struct memory_stats *s = stats(m);
-
-	if (!s->first_t0 || ev->t0 < s->first_t0)
-		s->first_t0 = ev->t0;
-	if (ev->t1 > s->last_t1)
-		s->last_t1 = ev->t1;
-	if (ev->op->kind == GT_KIND_LAUNCH) {   /* most events: ends a copy */
-		if (s->live)
-			end_pending(s, hmap_get_int(&s->pending, ev->tid));
-		return;
-	}
 	follow_copy(s, ev);
 	if (ev->op->kind == GT_KIND_COPY)
 		add_copy(m, s, ev);
 	else if (ev->op->kind == GT_KIND_HOSTALLOC && !(ev->op->flags & GT_OPF_RELEASE))
 		add_alloc(m, s, ev);
+}
+
+static NOINLINE void end_launch_pending(struct memory_stats *s,
+					const struct dump_event *ev)
+{
+	end_pending(s, hmap_get_int(&s->pending, ev->tid));
+}
+
+void memory_add_event(struct model *m, const struct dump_event *ev)
+{
+	struct memory_stats *s = m->memory ? m->memory : stats(m);
+
+	if (!s->first_t0 || ev->t0 < s->first_t0)
+		s->first_t0 = ev->t0;
+	if (ev->t1 > s->last_t1)
+		s->last_t1 = ev->t1;
+	if (ev->op->kind != GT_KIND_LAUNCH)
+		add_other(m, s, ev);
+	else if (s->live)       /* a launch ends its thread's pending copy */
+		end_launch_pending(s, ev);
 }
 
 struct pinned_allocs memory_pinned_allocs(const struct model *m)
