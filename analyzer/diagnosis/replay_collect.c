@@ -133,7 +133,7 @@ static void keep_event(struct rp_collect *c, const struct dump_event *ev)
 		return;
 	}
 	if (c->nev == c->capev) {
-		c->capev = c->capev ? 2 * c->capev : 4096;
+		c->capev = RP_MAX_EVENTS;   /* untouched pages take no memory */
 		c->ev = xrealloc(c->ev, c->capev * sizeof(*c->ev));
 	}
 	e = &c->ev[c->nev++];
@@ -181,7 +181,7 @@ static void keep_gpu(struct rp_collect *c, uint64_t id, uint64_t s, uint64_t e,
 	    c->ngr == RP_MAX_GPU)
 		return;
 	if (c->ngr == c->capgr) {
-		c->capgr = c->capgr ? 2 * c->capgr : 4096;
+		c->capgr = RP_MAX_GPU;      /* untouched pages take no memory */
 		c->gr = xrealloc(c->gr, c->capgr * sizeof(*c->gr));
 	}
 	g = &c->gr[c->ngr++];
