@@ -105,6 +105,26 @@ static long pick(const struct run_state *s)
 	return best;
 }
 
+/* Thread th, picked, goes on while it stays the one furthest behind (the
+ * others do not move meanwhile; at one time the first thread goes). */
+static void run_thread(struct run_state *s, size_t th)
+{
+	uint64_t before = UINT64_MAX, after = UINT64_MAX;
+
+	for (size_t i = 0; i < s->g->nth; i++) {
+		if (i == th || s->next[i] >= s->g->th[i].n)
+			continue;
+		if (i < th)
+			before = s->now[i] < before ? s->now[i] : before;
+		else
+			after = s->now[i] < after ? s->now[i] : after;
+	}
+	do
+		step_item(s, th);
+	while (s->next[th] < s->g->th[th].n && s->now[th] < before &&
+	       s->now[th] <= after);
+}
+
 static uint64_t run(struct run_state *s)
 {
 	const struct rp_graph *g = s->g;
@@ -118,7 +138,7 @@ static uint64_t run(struct run_state *s)
 		backlog = max64(backlog, s->send[i]);
 	}
 	while ((th = pick(s)) >= 0)
-		step_item(s, (size_t)th);
+		run_thread(s, (size_t)th);
 	if (s->gpu_end > backlog)
 		s->gpu_end -= backlog;
 	else
