@@ -18,17 +18,22 @@
 #define SMALL_READBACK (64u << 10)  /* unknown-direction pageable copies
 				       this small are taken as readbacks */
 
+static __attribute__((noinline)) struct host_thread *
+new_thread(struct diagnosis *d, uint32_t tid)
+{
+	struct host_thread *t = xcalloc(1, sizeof(*t));
+
+	t->tid = tid;
+	t->index = d->nthreads < UINT16_MAX ? d->nthreads++ : UINT16_MAX;
+	hmap_put_int(&d->threads, tid, t);
+	return t;
+}
+
 static struct host_thread *thread_of(struct diagnosis *d, uint32_t tid)
 {
 	struct host_thread *t = hmap_get_int(&d->threads, tid);
 
-	if (!t) {
-		t = xcalloc(1, sizeof(*t));
-		t->tid = tid;
-		t->index = d->nthreads < UINT16_MAX ? d->nthreads++ : UINT16_MAX;
-		hmap_put_int(&d->threads, tid, t);
-	}
-	return t;
+	return t ? t : new_thread(d, tid);
 }
 
 static void push_span(struct diagnosis *d, const struct host_span *s)
@@ -141,15 +146,13 @@ static void feed(struct diagnosis *d, struct host_thread *t,
 				   .cat = HC_FEED, .calls = 1 };
 }
 
-void idle_host_event(struct model *m, struct diagnosis *d,
-		     const struct dump_event *ev)
+static __attribute__((noinline)) void
+host_event(struct diagnosis *d, struct host_thread *t, const struct dump_event *ev)
 {
-	struct host_thread *t = thread_of(d, ev->tid);
 	uint8_t flags;
 	uint32_t stack;
 	int cat = event_cat(ev, t, &flags, &stack);
 
-	(void)m;
 	if (cat < 0)
 		return;
 	if (!d->first_t || ev->t0 < d->first_t)
@@ -170,6 +173,32 @@ void idle_host_event(struct model *m, struct diagnosis *d,
 	push_span(d, &(struct host_span){ .t0 = ev->t0, .t1 = ev->t1,
 		  .cuda_ns = sat32(ev->dur), .stack = stack, .thread = t->index,
 		  .cat = (uint8_t)cat, .flags = flags, .calls = 1 });
+}
+
+/* Most events: a launch that goes on with its thread's run
+ * (what host_event does with it, in short). */
+void idle_host_event(struct model *m, struct diagnosis *d,
+		     const struct dump_event *ev)
+{
+	struct host_thread *t = thread_of(d, ev->tid);
+	struct host_span *run = &t->run;
+
+	(void)m;
+	if (ev->op->kind != GT_KIND_LAUNCH || ev->dur >= DIAG_BLOCKED_NS ||
+	    !run->calls || ev->t0 < run->t0 ||
+	    ev->t0 >= run->t1 + DIAG_FEED_GAP_NS || !d->first_t ||
+	    ev->t0 < d->first_t) {
+		host_event(d, t, ev);
+		return;
+	}
+	if (ev->t1 > d->last_t)
+		d->last_t = ev->t1;
+	t->last_dir = 0;
+	t->last_t1 = ev->t1;
+	t->launches++;
+	run->t1 = ev->t1 > run->t1 ? ev->t1 : run->t1;
+	run->cuda_ns = sat32((uint64_t)run->cuda_ns + ev->dur);
+	run->calls++;
 }
 
 void idle_host_flush(struct diagnosis *d)
