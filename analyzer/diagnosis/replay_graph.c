@@ -45,6 +45,29 @@ static int by_tid_t0(const struct rp_ev *ev, size_t n)
 	return 1;
 }
 
+/* Put ev[o[i].val] at i, in place (a second array of the calls would
+ * take as much memory again); o[i].val becomes i. */
+static void permute(struct rp_ev *ev, struct sort_kv *o, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rp_ev x;
+		size_t j = i;
+
+		if (o[i].val == i)
+			continue;
+		x = ev[i];
+		while (o[j].val != i) {
+			size_t k = o[j].val;
+
+			ev[j] = ev[k];
+			o[j].val = j;
+			j = k;
+		}
+		ev[j] = x;
+		o[j].val = j;
+	}
+}
+
 /* The calls by thread, then start, then as they came (a stable sort by
  * thread and start from the first; when the starts span more than 32
  * bits of ns, two passes: by start, then by thread); nothing to do when
@@ -52,13 +75,11 @@ static int by_tid_t0(const struct rp_ev *ev, size_t n)
 static void sort_by_tid_t0(struct rp_ev *ev, size_t n)
 {
 	struct sort_kv *o;
-	struct rp_ev *tmp;
 	uint64_t lo, hi;
 
 	if (by_tid_t0(ev, n))
 		return;
 	o = xmalloc((n + 1) * sizeof(*o));
-	tmp = xmalloc((n + 1) * sizeof(*tmp));
 	t0_range(ev, n, &lo, &hi);
 	if (n && hi - lo <= UINT32_MAX) {
 		for (size_t i = 0; i < n; i++)
@@ -72,10 +93,7 @@ static void sort_by_tid_t0(struct rp_ev *ev, size_t n)
 			o[i].key = ev[o[i].val].tid;
 	}
 	sort_kv(o, n);
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = ev[o[i].val];
-	memcpy(ev, tmp, n * sizeof(*ev));
-	free(tmp);
+	permute(ev, o, n);
 	free(o);
 }
 
