@@ -228,13 +228,11 @@ static struct sort_kv *edges(const struct diagnosis *d)
 	return e;
 }
 
-/* The state now: the highest category with an open span. */
-static int state_now(const uint32_t *open)
+/* The state now: the highest category with an open span (a bit each in
+ * mask). */
+static int state_now(unsigned mask)
 {
-	for (int c = HC_KINDS - 1; c >= 0; c--)
-		if (open[c])
-			return c;
-	return HC_OUTSIDE;
+	return mask ? 31 - __builtin_clz(mask) : HC_OUTSIDE;
 }
 
 static void emit(struct diagnosis *d, size_t *cap, uint64_t t0, uint64_t t1,
@@ -262,22 +260,23 @@ void idle_host_segments(struct diagnosis *d)
 	uint32_t open[HC_KINDS] = { 0 }, last[HC_KINDS] = { 0 };
 	size_t n = 2 * d->nspans, cap = 0;
 	uint64_t prev = 0;
+	unsigned mask = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t span = (uint32_t)(e[i].val >> 1);
-		const struct host_span *s = &d->spans[span];
-		int st = state_now(open);
+		int c = d->spans[span].cat, st = state_now(mask);
 
 		if (i && e[i].key > prev)
 			emit(d, &cap, prev, e[i].key, st,
 			     st == HC_OUTSIDE ? 0 : last[st]);
 		prev = e[i].key;
 		if (e[i].val & 1) {
-			if (open[s->cat])
-				open[s->cat]--;
+			if (open[c] && !--open[c])
+				mask &= ~(1u << c);
 		} else {
-			open[s->cat]++;
-			last[s->cat] = span;
+			open[c]++;
+			mask |= 1u << c;
+			last[c] = span;
 		}
 	}
 	free(e);
