@@ -18,7 +18,7 @@
 #define SMALL_READBACK (64u << 10)  /* unknown-direction pageable copies
 				       this small are taken as readbacks */
 
-static __attribute__((noinline)) struct host_thread *
+static NOINLINE struct host_thread *
 new_thread(struct diagnosis *d, uint32_t tid)
 {
 	struct host_thread *t = xcalloc(1, sizeof(*t));
@@ -146,7 +146,7 @@ static void feed(struct diagnosis *d, struct host_thread *t,
 				   .cat = HC_FEED, .calls = 1 };
 }
 
-static __attribute__((noinline)) void
+static NOINLINE void
 host_event(struct diagnosis *d, struct host_thread *t, const struct dump_event *ev)
 {
 	uint8_t flags;

@@ -105,6 +105,9 @@ static long pick(const struct run_state *s)
 	return best;
 }
 
+/* Thread th's items while it stays the one furthest behind: its clock
+ * under `before` (the earliest of the threads before it with items left)
+ * and at most `after` (of those after it). */
 static void run_items(struct run_state *s, size_t th, uint64_t before,
 		      uint64_t after)
 {
