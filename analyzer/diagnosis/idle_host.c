@@ -18,17 +18,22 @@
 #define SMALL_READBACK (64u << 10)  /* unknown-direction pageable copies
 				       this small are taken as readbacks */
 
+static NOINLINE struct host_thread *
+new_thread(struct diagnosis *d, uint32_t tid)
+{
+	struct host_thread *t = xcalloc(1, sizeof(*t));
+
+	t->tid = tid;
+	t->index = d->nthreads < UINT16_MAX ? d->nthreads++ : UINT16_MAX;
+	hmap_put_int(&d->threads, tid, t);
+	return t;
+}
+
 static struct host_thread *thread_of(struct diagnosis *d, uint32_t tid)
 {
 	struct host_thread *t = hmap_get_int(&d->threads, tid);
 
-	if (!t) {
-		t = xcalloc(1, sizeof(*t));
-		t->tid = tid;
-		t->index = d->nthreads < UINT16_MAX ? d->nthreads++ : UINT16_MAX;
-		hmap_put_int(&d->threads, tid, t);
-	}
-	return t;
+	return t ? t : new_thread(d, tid);
 }
 
 static void push_span(struct diagnosis *d, const struct host_span *s)
@@ -141,15 +146,13 @@ static void feed(struct diagnosis *d, struct host_thread *t,
 				   .cat = HC_FEED, .calls = 1 };
 }
 
-void idle_host_event(struct model *m, struct diagnosis *d,
-		     const struct dump_event *ev)
+static NOINLINE void
+host_event(struct diagnosis *d, struct host_thread *t, const struct dump_event *ev)
 {
-	struct host_thread *t = thread_of(d, ev->tid);
 	uint8_t flags;
 	uint32_t stack;
 	int cat = event_cat(ev, t, &flags, &stack);
 
-	(void)m;
 	if (cat < 0)
 		return;
 	if (!d->first_t || ev->t0 < d->first_t)
@@ -170,6 +173,32 @@ void idle_host_event(struct model *m, struct diagnosis *d,
 	push_span(d, &(struct host_span){ .t0 = ev->t0, .t1 = ev->t1,
 		  .cuda_ns = sat32(ev->dur), .stack = stack, .thread = t->index,
 		  .cat = (uint8_t)cat, .flags = flags, .calls = 1 });
+}
+
+/* Most events: a launch that goes on with its thread's run
+ * (what host_event does with it, in short). */
+void idle_host_event(struct model *m, struct diagnosis *d,
+		     const struct dump_event *ev)
+{
+	struct host_thread *t = thread_of(d, ev->tid);
+	struct host_span *run = &t->run;
+
+	(void)m;
+	if (ev->op->kind != GT_KIND_LAUNCH || ev->dur >= DIAG_BLOCKED_NS ||
+	    !run->calls || ev->t0 < run->t0 ||
+	    ev->t0 >= run->t1 + DIAG_FEED_GAP_NS || !d->first_t ||
+	    ev->t0 < d->first_t) {
+		host_event(d, t, ev);
+		return;
+	}
+	if (ev->t1 > d->last_t)
+		d->last_t = ev->t1;
+	t->last_dir = 0;
+	t->last_t1 = ev->t1;
+	t->launches++;
+	run->t1 = ev->t1 > run->t1 ? ev->t1 : run->t1;
+	run->cuda_ns = sat32((uint64_t)run->cuda_ns + ev->dur);
+	run->calls++;
 }
 
 void idle_host_flush(struct diagnosis *d)
@@ -199,13 +228,11 @@ static struct sort_kv *edges(const struct diagnosis *d)
 	return e;
 }
 
-/* The state now: the highest category with an open span. */
-static int state_now(const uint32_t *open)
+/* The state now: the highest category with an open span (a bit each in
+ * mask). */
+static int state_now(unsigned mask)
 {
-	for (int c = HC_KINDS - 1; c >= 0; c--)
-		if (open[c])
-			return c;
-	return HC_OUTSIDE;
+	return mask ? 31 - __builtin_clz(mask) : HC_OUTSIDE;
 }
 
 static void emit(struct diagnosis *d, size_t *cap, uint64_t t0, uint64_t t1,
@@ -233,22 +260,23 @@ void idle_host_segments(struct diagnosis *d)
 	uint32_t open[HC_KINDS] = { 0 }, last[HC_KINDS] = { 0 };
 	size_t n = 2 * d->nspans, cap = 0;
 	uint64_t prev = 0;
+	unsigned mask = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t span = (uint32_t)(e[i].val >> 1);
-		const struct host_span *s = &d->spans[span];
-		int st = state_now(open);
+		int c = d->spans[span].cat, st = state_now(mask);
 
 		if (i && e[i].key > prev)
 			emit(d, &cap, prev, e[i].key, st,
 			     st == HC_OUTSIDE ? 0 : last[st]);
 		prev = e[i].key;
 		if (e[i].val & 1) {
-			if (open[s->cat])
-				open[s->cat]--;
+			if (open[c] && !--open[c])
+				mask &= ~(1u << c);
 		} else {
-			open[s->cat]++;
-			last[s->cat] = span;
+			open[c]++;
+			mask |= 1u << c;
+			last[c] = span;
 		}
 	}
 	free(e);

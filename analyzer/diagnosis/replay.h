@@ -54,8 +54,10 @@ enum rp_opkind { RO_KERNEL, RO_COPY, RO_SET, RO_GRAPH };
 struct rp_item {
 	uint64_t own;           /* ns it takes by itself */
 	uint64_t ret;           /* ns after what it waits for ends */
-	uint64_t loader;        /* CPU: of own, time waiting on data */
-	uint64_t bytes;         /* copies */
+	union {
+		uint64_t loader;    /* CPU: of own, time waiting on data */
+		uint64_t bytes;     /* calls: what they copy or set */
+	};
 	uint32_t op;            /* the operation it queues + 1, 0 none */
 	uint32_t wait;          /* RW_OP: operation; RW_STREAM: stream */
 	uint32_t step;          /* its step in the span, from 0 */

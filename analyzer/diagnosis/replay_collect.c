@@ -133,7 +133,7 @@ static void keep_event(struct rp_collect *c, const struct dump_event *ev)
 		return;
 	}
 	if (c->nev == c->capev) {
-		c->capev = c->capev ? 2 * c->capev : 4096;
+		c->capev = RP_MAX_EVENTS;   /* untouched pages take no memory */
 		c->ev = xrealloc(c->ev, c->capev * sizeof(*c->ev));
 	}
 	e = &c->ev[c->nev++];
@@ -181,7 +181,7 @@ static void keep_gpu(struct rp_collect *c, uint64_t id, uint64_t s, uint64_t e,
 	    c->ngr == RP_MAX_GPU)
 		return;
 	if (c->ngr == c->capgr) {
-		c->capgr = c->capgr ? 2 * c->capgr : 4096;
+		c->capgr = RP_MAX_GPU;      /* untouched pages take no memory */
 		c->gr = xrealloc(c->gr, c->capgr * sizeof(*c->gr));
 	}
 	g = &c->gr[c->ngr++];
@@ -227,12 +227,20 @@ struct span_chunks {
 	const struct chunk_times *times;
 	size_t at;                  /* chunk_times_outside's cursor */
 	uint64_t lo, hi;
+	uint64_t off;               /* the last chunk asked about, + 1 */
+	int out;                    /* its answer */
 };
 
+/* The chunk at offset holds nothing of the span (asked once a chunk: its
+ * events come one after the other). */
 static int outside(struct span_chunks *s, uint64_t offset)
 {
-	return chunk_times_outside(s->times, &s->at, offset, s->lo, s->hi,
-				   s->hi + READ_PAST_NS);
+	if (s->off != offset + 1) {
+		s->off = offset + 1;
+		s->out = chunk_times_outside(s->times, &s->at, offset, s->lo,
+					     s->hi, s->hi + READ_PAST_NS);
+	}
+	return s->out;
 }
 
 /* The rest of the chunk at offset starts at or past the span's end, and
@@ -255,7 +263,7 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	struct dump_reader *r;
 	struct dump_record rec;
 	uint64_t last = UINT64_MAX;
-	struct span_chunks sk = { &d->chunk_times, 0, c->lo, c->hi };
+	struct span_chunks sk = { .times = &d->chunk_times, .lo = c->lo, .hi = c->hi };
 	int rc;
 
 	if (dump_open(&r, m->path) < 0) {

@@ -77,45 +77,84 @@ static uint64_t launch_cost(const struct rp_graph *g)
 	return r;
 }
 
-static int fix_sync(struct rp_graph *g, double *k)
+/*
+ * The graph a fix reads and changes: the one given until the fix first
+ * changes something, then a copy of it (a fix that changes nothing costs
+ * no copy).
+ */
+struct edit {
+	const struct rp_graph *g;
+	struct rp_graph copy;
+	int copied;
+};
+
+static struct rp_graph *writable(struct edit *ed)
+{
+	if (!ed->copied) {
+		replay_copy(&ed->copy, ed->g);
+		ed->g = &ed->copy;
+		ed->copied = 1;
+	}
+	return &ed->copy;
+}
+
+static struct rp_item *edit_item(struct edit *ed, size_t i)
+{
+	return &writable(ed)->items[i];
+}
+
+static int fix_sync(struct edit *ed, double *k)
 {
 	int changed = 0;
 
 	*k = RP_SYNC_KEEP;
-	for (size_t i = 0; i < g->nitems; i++) {
-		struct rp_item *it = &g->items[i];
+	for (size_t i = 0; i < ed->g->nitems; i++) {
+		const struct rp_item *it = &ed->g->items[i];
 		int wait = (it->kind == RK_SYNC && !(it->flags & RPF_UPLOAD)) ||
 			   ((it->flags & RPF_READBACK) && it->bytes <= READBACK_MAX);
 
 		if (!wait || it->wkind == RW_NONE || it->step % RP_SYNC_KEEP == 0)
 			continue;
-		it->wkind = RW_NONE;
+		edit_item(ed, i)->wkind = RW_NONE;
 		changed = 1;
 	}
 	return changed;
 }
 
-static int fix_pinned(struct rp_graph *g, const struct rp_env *e, double *k)
+/* A call's host cost down to a launch's (found when first needed). */
+static void cap_own(struct edit *ed, size_t i, uint64_t *cost)
+{
+	struct rp_item *it;
+
+	if (*cost == UINT64_MAX)
+		*cost = launch_cost(ed->g);
+	it = edit_item(ed, i);
+	it->own = it->own < *cost ? it->own : *cost;
+}
+
+static int fix_pinned(struct edit *ed, const struct rp_env *e, double *k)
 {
 	double bw = e->pinned_gbps > 0 ? e->pinned_gbps : RP_PINNED_GBPS;
-	uint64_t cost = launch_cost(g);
+	uint64_t cost = UINT64_MAX;
 	int changed = 0;
 
 	*k = bw;
-	for (size_t i = 0; i < g->nitems; i++) {
-		struct rp_item *it = &g->items[i];
+	for (size_t i = 0; i < ed->g->nitems; i++) {
+		const struct rp_item *it = &ed->g->items[i];
 		int upload = it->kind == RK_COPY && it->dir == GT_DIR_HTOD;
 
 		if (it->kind == RK_COPY && (it->flags & RPF_PAGEABLE) && it->op) {
-			g->ops[it->op - 1].dur = sat_from_double((double)it->bytes / bw);
-			it->own = it->own < cost ? it->own : cost;
+			writable(ed)->ops[it->op - 1].dur =
+				sat_from_double((double)it->bytes / bw);
+			cap_own(ed, i, &cost);
 			changed = 1;
 		}
+		it = &ed->g->items[i];
 		if ((upload && it->wkind != RW_NONE) ||
 		    (it->kind == RK_SYNC && (it->flags & RPF_UPLOAD) &&
 		     it->wkind != RW_NONE)) {
-			it->wkind = RW_NONE;
-			it->own = it->own < cost ? it->own : cost;
+			edit_item(ed, i)->wkind = RW_NONE;
+			cap_own(ed, i, &cost);
 			changed = 1;
 		}
 	}
@@ -140,17 +179,19 @@ static void graph_node(struct rp_graph *g, struct rp_item *it, uint64_t own,
 }
 
 /* Items [a, b] become one graph launch if that costs the host less. */
-static int make_graph(struct rp_graph *g, size_t a, size_t b, uint64_t cost)
+static int make_graph(struct edit *ed, size_t a, size_t b, uint64_t cost)
 {
 	uint64_t host = 0;
 	size_t launches = 0;
+	struct rp_graph *g;
 
 	for (size_t i = a; i <= b; i++) {
-		host += g->items[i].own;
-		launches += g->items[i].kind != RK_CPU;
+		host += ed->g->items[i].own;
+		launches += ed->g->items[i].kind != RK_CPU;
 	}
 	if (launches < 2 || host <= cost)
 		return 0;
+	g = writable(ed);
 	for (size_t i = a; i <= b; i++) {
 		if (g->items[i].kind == RK_CPU)
 			g->items[i].own = 0;
@@ -162,14 +203,13 @@ static int make_graph(struct rp_graph *g, size_t a, size_t b, uint64_t cost)
 
 /* Items [first, first + n) of one thread: runs of launches (no waits,
  * short CPU gaps) become graphs. */
-static int graph_thread(struct rp_graph *g, size_t first, size_t n,
-			uint64_t cost)
+static int graph_thread(struct edit *ed, size_t first, size_t n, uint64_t cost)
 {
 	size_t run = SIZE_MAX, last = SIZE_MAX;
 	int changed = 0;
 
 	for (size_t i = first; i <= first + n; i++) {
-		struct rp_item *it = i < first + n ? &g->items[i] : NULL;
+		const struct rp_item *it = i < first + n ? &ed->g->items[i] : NULL;
 
 		if (it && it->kind == RK_CPU && it->own < RP_FEED_GAP_NS)
 			continue;
@@ -179,24 +219,25 @@ static int graph_thread(struct rp_graph *g, size_t first, size_t n,
 			continue;
 		}
 		if (run != SIZE_MAX)
-			changed |= make_graph(g, run, last, cost);
+			changed |= make_graph(ed, run, last, cost);
 		run = SIZE_MAX;
 	}
 	return changed;
 }
 
-static int fix_graph(struct rp_graph *g, const struct rp_env *e, double *k)
+static int fix_graph(struct edit *ed, const struct rp_env *e, double *k)
 {
 	uint64_t cost = e->graph_launch_ns ? e->graph_launch_ns : RP_GRAPH_LAUNCH_NS;
 	int changed = 0;
 
 	*k = (double)cost;
-	for (size_t t = 0; t < g->nth; t++)
-		changed |= graph_thread(g, g->th[t].first, g->th[t].n, cost);
+	for (size_t t = 0; t < ed->g->nth; t++)
+		changed |= graph_thread(ed, ed->g->th[t].first, ed->g->th[t].n,
+					cost);
 	return changed;
 }
 
-static int fix_workers(struct rp_graph *g, const struct rp_env *e, double *k,
+static int fix_workers(struct edit *ed, const struct rp_env *e, double *k,
 		       int *cls)
 {
 	int changed = 0;
@@ -206,14 +247,14 @@ static int fix_workers(struct rp_graph *g, const struct rp_env *e, double *k,
 	*k = *k > RP_MAX_WORKERS ? RP_MAX_WORKERS : *k < 1 ? 1 : (int)*k;
 	if (*k < 2)
 		return 0;
-	for (size_t i = 0; i < g->nitems; i++) {
-		struct rp_item *it = &g->items[i];
+	for (size_t i = 0; i < ed->g->nitems; i++) {
+		const struct rp_item *it = &ed->g->items[i];
 		uint64_t part = e->workers ? it->loader :
 				(it->flags & RPF_DATA) ? it->own : 0;
 
 		if (it->kind != RK_CPU || !part || part > it->own)
 			continue;
-		it->own -= part - sat_from_double((double)part / *k);
+		edit_item(ed, i)->own -= part - sat_from_double((double)part / *k);
 		changed = 1;
 	}
 	return changed;
@@ -234,7 +275,7 @@ static void scale_batch(struct rp_graph *g, double k)
 
 /* Where the rules see a small batch: the power of two that replays to
  * the shortest time per sample (the first within 2% of it). */
-static int fix_batch(struct rp_graph *g, const struct rp_env *e, double *k)
+static int fix_batch(struct edit *ed, const struct rp_env *e, double *k)
 {
 	double cap = RP_MAX_BATCH, best = 0, per[16];
 	int n = 0;
@@ -247,7 +288,7 @@ static int fix_batch(struct rp_graph *g, const struct rp_env *e, double *k)
 	for (double x = 2; x <= cap && n < 16; x *= 2, n++) {
 		struct rp_graph h;
 
-		replay_copy(&h, g);
+		replay_copy(&h, ed->g);
 		scale_batch(&h, x);
 		per[n] = (double)replay_run(&h, NULL) / x;
 		replay_release(&h);
@@ -258,25 +299,30 @@ static int fix_batch(struct rp_graph *g, const struct rp_env *e, double *k)
 			*k = ldexp(1.0, i + 1);
 	if (*k < 2)
 		return 0;
-	scale_batch(g, *k);
+	scale_batch(writable(ed), *k);
 	return 1;
 }
 
-static int fix_env(struct rp_graph *g, const struct rp_env *e, double *k)
+static int fix_env(struct edit *ed, const struct rp_env *e, double *k)
 {
 	int changed = 0;
 
 	*k = 1;
-	for (size_t i = 0; e->launch_blocking && i < g->nitems; i++) {
-		struct rp_item *it = &g->items[i];
+	for (size_t i = 0; e->launch_blocking && i < ed->g->nitems; i++) {
+		const struct rp_item *it = &ed->g->items[i];
+		uint64_t lat = it->op ? ed->g->ops[it->op - 1].lat : 0;
+
+		struct rp_item *w;
 
 		if (!(it->flags & RPF_BLOCKING) || it->wkind == RW_NONE)
 			continue;
-		it->wkind = RW_NONE;
-		it->own = it->ret + (it->op ? g->ops[it->op - 1].lat : 0);
+		w = edit_item(ed, i);
+		w->wkind = RW_NONE;
+		w->own = w->ret + lat;
 		changed = 1;
 	}
-	if (e->other_share > 0.05 && g->nops) {
+	if (e->other_share > 0.05 && ed->g->nops) {
+		struct rp_graph *g = writable(ed);
 		uint64_t *v = xmalloc(g->nops * sizeof(*v)), med;
 
 		for (size_t i = 0; i < g->nops; i++)
@@ -292,27 +338,27 @@ static int fix_env(struct rp_graph *g, const struct rp_env *e, double *k)
 	return changed;
 }
 
-static int apply(struct rp_graph *g, const struct rp_env *e,
+static int apply(struct edit *ed, const struct rp_env *e,
 		 struct rp_fix_result *r)
 {
 	switch (r->fix) {
 	case FIX_SYNC:
 		r->cls = VC_COMM;
-		return fix_sync(g, &r->k);
+		return fix_sync(ed, &r->k);
 	case FIX_PINNED:
 		r->cls = VC_MEMORY;
-		return fix_pinned(g, e, &r->k);
+		return fix_pinned(ed, e, &r->k);
 	case FIX_GRAPH:
 		r->cls = VC_KERNEL;
-		return fix_graph(g, e, &r->k);
+		return fix_graph(ed, e, &r->k);
 	case FIX_WORKERS:
-		return fix_workers(g, e, &r->k, &r->cls);
+		return fix_workers(ed, e, &r->k, &r->cls);
 	case FIX_BATCH:
 		r->cls = VC_MEMORY;
-		return fix_batch(g, e, &r->k);
+		return fix_batch(ed, e, &r->k);
 	case FIX_ENV:
 		r->cls = VC_ENV;
-		return fix_env(g, e, &r->k);
+		return fix_env(ed, e, &r->k);
 	default:
 		return 0;
 	}
@@ -322,22 +368,21 @@ void replay_fix(const struct rp_graph *g, const struct rp_env *e,
 		enum rp_fix fix, uint64_t base, struct rp_fix_result *r,
 		struct rp_graph *out, struct rp_times *t)
 {
-	struct rp_graph h;
+	struct edit ed = { .g = g };
 	double per = 1;
 
 	memset(r, 0, sizeof(*r));
 	r->fix = fix;
-	replay_copy(&h, g);
-	r->applies = apply(&h, e, r);
+	r->applies = apply(&ed, e, r);
 	if (fix == FIX_BATCH && r->applies)
 		per = r->k;
 	if (t)
-		replay_times_alloc(&h, t);
-	r->span = r->applies || t ? replay_run(&h, t) : base;
+		replay_times_alloc(ed.g, t);
+	r->span = r->applies || t ? replay_run(ed.g, t) : base;
 	if (r->applies && base)
 		r->gain = 1 - (double)r->span / per / (double)base;
 	if (out)
-		*out = h;
-	else
-		replay_release(&h);
+		*out = *writable(&ed);
+	else if (ed.copied)
+		replay_release(&ed.copy);
 }

@@ -36,15 +36,50 @@ static void t0_range(const struct rp_ev *ev, size_t n, uint64_t *lo,
 	}
 }
 
+static int by_tid_t0(const struct rp_ev *ev, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (ev[i].tid < ev[i - 1].tid ||
+		    (ev[i].tid == ev[i - 1].tid && ev[i].t0 < ev[i - 1].t0))
+			return 0;
+	return 1;
+}
+
+/* Put ev[o[i].val] at i, in place (a second array of the calls would
+ * take as much memory again); o[i].val becomes i. */
+static void permute(struct rp_ev *ev, struct sort_kv *o, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rp_ev x;
+		size_t j = i;
+
+		if (o[i].val == i)
+			continue;
+		x = ev[i];
+		while (o[j].val != i) {
+			size_t k = o[j].val;
+
+			ev[j] = ev[k];
+			o[j].val = j;
+			j = k;
+		}
+		ev[j] = x;
+		o[j].val = j;
+	}
+}
+
 /* The calls by thread, then start, then as they came (a stable sort by
  * thread and start from the first; when the starts span more than 32
- * bits of ns, two passes: by start, then by thread). */
+ * bits of ns, two passes: by start, then by thread); nothing to do when
+ * they come so. */
 static void sort_by_tid_t0(struct rp_ev *ev, size_t n)
 {
-	struct sort_kv *o = xmalloc((n + 1) * sizeof(*o));
-	struct rp_ev *tmp = xmalloc((n + 1) * sizeof(*tmp));
+	struct sort_kv *o;
 	uint64_t lo, hi;
 
+	if (by_tid_t0(ev, n))
+		return;
+	o = xmalloc((n + 1) * sizeof(*o));
 	t0_range(ev, n, &lo, &hi);
 	if (n && hi - lo <= UINT32_MAX) {
 		for (size_t i = 0; i < n; i++)
@@ -58,10 +93,7 @@ static void sort_by_tid_t0(struct rp_ev *ev, size_t n)
 			o[i].key = ev[o[i].val].tid;
 	}
 	sort_kv(o, n);
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = ev[o[i].val];
-	memcpy(ev, tmp, n * sizeof(*ev));
-	free(tmp);
+	permute(ev, o, n);
 	free(o);
 }
 
@@ -119,6 +151,10 @@ static void join_gpu(struct rp_builder *b)
 	hmap_release(&ids);
 }
 
+/* Items a span of calls makes at most: each call, the CPU time before it
+ * or the rest of the call it is made in; each thread's last CPU time. */
+#define ITEMS_FIRST(c) (2 * (c)->nev + RP_MAX_THREADS)
+
 static struct rp_item *new_item(struct rp_builder *b, uint8_t kind, uint64_t t0,
 				uint64_t t1, uint32_t step)
 {
@@ -126,7 +162,7 @@ static struct rp_item *new_item(struct rp_builder *b, uint8_t kind, uint64_t t0,
 	struct rp_item *it;
 
 	if (g->nitems == b->capitems) {
-		b->capitems = b->capitems ? 2 * b->capitems : 1024;
+		b->capitems = b->capitems ? 2 * b->capitems : ITEMS_FIRST(b->c);
 		g->items = xrealloc(g->items, b->capitems * sizeof(*g->items));
 		b->mt0 = xrealloc(b->mt0, b->capitems * sizeof(*b->mt0));
 		b->mt1 = xrealloc(b->mt1, b->capitems * sizeof(*b->mt1));
@@ -188,7 +224,7 @@ static void new_op(struct rp_builder *b, struct rp_item *it, const struct rp_ev 
 	int joined = e->gs && e->ge >= e->gs;
 
 	if (g->nops == b->capops) {
-		b->capops = b->capops ? 2 * b->capops : 1024;
+		b->capops = b->capops ? 2 * b->capops : b->c->nev + 1;
 		g->ops = xrealloc(g->ops, b->capops * sizeof(*g->ops));
 		b->ms = xrealloc(b->ms, b->capops * sizeof(*b->ms));
 		b->me = xrealloc(b->me, b->capops * sizeof(*b->me));

@@ -66,12 +66,12 @@ static void queue_op(struct run_state *s, uint32_t idx, uint64_t t0)
 	}
 }
 
-static void step_item(struct run_state *s, size_t th)
+/* Item idx of thread th, started at t0: when it ends. */
+static uint64_t step_item(struct run_state *s, size_t th, size_t idx,
+			  uint64_t t0)
 {
-	const struct rp_thread *t = &s->g->th[th];
-	size_t idx = t->first + s->next[th]++;
 	const struct rp_item *it = &s->g->items[idx];
-	uint64_t t0 = s->now[th], t1;
+	uint64_t t1;
 
 	if (it->op && it->op - 1 < s->g->nops)
 		queue_op(s, it->op - 1, t0);
@@ -82,7 +82,6 @@ static void step_item(struct run_state *s, size_t th)
 		if (w > t0)
 			t1 = max64(t1, w + it->ret);
 	}
-	s->now[th] = t1;
 	if (th == 0)
 		s->host_end = max64(s->host_end, t1);
 	if (s->t) {
@@ -91,6 +90,7 @@ static void step_item(struct run_state *s, size_t th)
 		if (th == 0 && it->step <= s->g->steps && !s->t->step0[it->step])
 			s->t->step0[it->step] = t0 + 1;
 	}
+	return t1;
 }
 
 /* The thread furthest behind with items left, or -1. */
@@ -103,6 +103,40 @@ static long pick(const struct run_state *s)
 		    (best < 0 || s->now[i] < s->now[best]))
 			best = (long)i;
 	return best;
+}
+
+/* Thread th's items while it stays the one furthest behind: its clock
+ * under `before` (the earliest of the threads before it with items left)
+ * and at most `after` (of those after it). */
+static void run_items(struct run_state *s, size_t th, uint64_t before,
+		      uint64_t after)
+{
+	const struct rp_thread *t = &s->g->th[th];
+	size_t i = s->next[th];
+	uint64_t now = s->now[th];
+
+	do
+		now = step_item(s, th, t->first + i++, now);
+	while (i < t->n && now < before && now <= after);
+	s->next[th] = i;
+	s->now[th] = now;
+}
+
+/* Thread th, picked, goes on while it stays the one furthest behind (the
+ * others do not move meanwhile; at one time the first thread goes). */
+static void run_thread(struct run_state *s, size_t th)
+{
+	uint64_t before = UINT64_MAX, after = UINT64_MAX;
+
+	for (size_t i = 0; i < s->g->nth; i++) {
+		if (i == th || s->next[i] >= s->g->th[i].n)
+			continue;
+		if (i < th)
+			before = s->now[i] < before ? s->now[i] : before;
+		else
+			after = s->now[i] < after ? s->now[i] : after;
+	}
+	run_items(s, th, before, after);
 }
 
 static uint64_t run(struct run_state *s)
@@ -118,7 +152,7 @@ static uint64_t run(struct run_state *s)
 		backlog = max64(backlog, s->send[i]);
 	}
 	while ((th = pick(s)) >= 0)
-		step_item(s, (size_t)th);
+		run_thread(s, (size_t)th);
 	if (s->gpu_end > backlog)
 		s->gpu_end -= backlog;
 	else
@@ -161,12 +195,14 @@ uint64_t replay_run(const struct rp_graph *g, struct rp_times *t)
 	return span;
 }
 
+/* Not cleared: the replay sets the time of every item of a thread and of
+ * every operation such an item queues. */
 void replay_times_alloc(const struct rp_graph *g, struct rp_times *t)
 {
-	t->it0 = xcalloc(g->nitems + 1, sizeof(*t->it0));
-	t->it1 = xcalloc(g->nitems + 1, sizeof(*t->it1));
-	t->op0 = xcalloc(g->nops + 1, sizeof(*t->op0));
-	t->op1 = xcalloc(g->nops + 1, sizeof(*t->op1));
+	t->it0 = xmalloc((g->nitems + 1) * sizeof(*t->it0));
+	t->it1 = xmalloc((g->nitems + 1) * sizeof(*t->it1));
+	t->op0 = xmalloc((g->nops + 1) * sizeof(*t->op0));
+	t->op1 = xmalloc((g->nops + 1) * sizeof(*t->op1));
 	t->step0 = xcalloc(g->steps + 2, sizeof(*t->step0));
 	t->span = 0;
 }
