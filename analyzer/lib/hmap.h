@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyzer/lib/util.h"
+
 struct hmap_entry {
 	uint64_t hash;
 	uint64_t ikey;
@@ -41,7 +43,9 @@ void hmap_release(struct hmap *h);
 
 void *hmap_find_int(const struct hmap *h, uint64_t key);
 
-static inline void *hmap_get_int(const struct hmap *h, uint64_t key)
+/* Inline in every caller: a dense key is two loads (a launch's shape is
+ * looked up in three passes). */
+static ALWAYS_INLINE void *hmap_get_int(const struct hmap *h, uint64_t key)
 {
 	if (key < HMAP_DENSE)
 		return key < h->ndense ? h->dense[key] : NULL;

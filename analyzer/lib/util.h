@@ -21,10 +21,12 @@
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #define NORETURN __attribute__((noreturn))
 #define NOINLINE __attribute__((noinline))
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define PRINTF_LIKE(f, a)
 #define NORETURN
 #define NOINLINE
+#define ALWAYS_INLINE inline
 #endif
 
 /* "gputrace-analyze: <msg>" on stderr. */
