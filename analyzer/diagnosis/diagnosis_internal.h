@@ -136,6 +136,11 @@ struct copy_bw {
 	uint64_t bytes[2][2], ns[2][2];
 };
 
+/* A shape's entry in shape_info: its function (a kernel's token in the
+ * launch sequence) above SHAPE_FN_SHIFT, its grid class + 1 below. */
+#define SHAPE_FN_SHIFT 8
+#define SHAPE_CLASS_MASK 0xffu
+
 /* ---- CPU samples (idle_outside.c) ----------------------------------------- */
 
 struct host_sample {
@@ -418,7 +423,8 @@ struct diagnosis {
 	uint64_t region_lowfill_ns, region_fill_known_ns, region_htod_bytes;
 	uint64_t region_graphs, region_nccl_ns, region_opt_ns;
 	uint64_t region_lowfill_launches, region_fill_known_launches;
-	struct hmap shape_class;        /* shape id -> grid class + 1 */
+	struct hmap shape_info;         /* shape id -> its function and grid
+					   class (SHAPE_FN_SHIFT) */
 	double region_fill_ns;
 	struct env_facts env;
 	struct verdict v[VC_KINDS];
@@ -442,7 +448,6 @@ const struct host_seg *idle_seg_at(const struct diagnosis *d, uint64_t t,
 void idle_gpu_chunk(struct model *m, struct diagnosis *d,
 		    const struct dump_reader *r, const struct dump_record *rec);
 void idle_gpu_window(struct diagnosis *d, const struct gt_gpu_window *w);
-void idle_gpu_launch(struct diagnosis *d, const struct dump_event *ev);
 void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s);
 void idle_gpu_finish(struct model *m, struct diagnosis *d);
 /* Statistics of the buckets overlapping [t0, t1), added to d->region_*. */
@@ -466,6 +471,34 @@ static inline struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
 		return idle_bucket_other(d, t);
 	idle_count_in(d->last_b, t);
 	return d->last_b;
+}
+
+/*
+ * A launch (graph: a graph launch), counted in its bucket with the grid
+ * class + 1 of its shape (cls, 0 unknown).  Inline: once per launch.
+ */
+static inline void idle_gpu_launch(struct diagnosis *d,
+				   const struct dump_event *ev, int graph,
+				   unsigned cls)
+{
+	struct kbucket *b = idle_bucket(d, ev->t0);
+
+	if (!b)
+		return;
+	b->launches++;
+	b->launch_ns += ev->dur;
+	b->graphs += graph;
+	if (cls)
+		b->grid_launches[cls - 1]++;
+}
+
+/* A host to device copy, counted in its bucket. */
+static inline void idle_gpu_htod(struct diagnosis *d, const struct dump_event *ev)
+{
+	struct kbucket *b = idle_bucket(d, ev->t0);
+
+	if (b)
+		b->htod_bytes += ev->arg[GT_ARG_COPY_BYTES];
 }
 
 /* idle_outside.c */
