@@ -206,6 +206,7 @@ enum step_source { STEPS_NONE, STEPS_NVTX, STEPS_PATTERN };
 
 #define PERIOD_WINDOW 32768             /* launches kept per thread */
 #define PERIOD_THREADS 8                /* threads watched */
+#define PERIOD_CHECK_EVERY 1024         /* tokens between checks */
 
 struct period_det {
 	uint32_t tid;
@@ -522,8 +523,36 @@ void steps_nvtx_event(struct diagnosis *d, const struct dump_reader *r,
 		      const struct dump_event *ev);
 int steps_nvtx_pick(struct diagnosis *d, struct step_stats *s);
 void steps_nvtx_release(struct diagnosis *d);
-void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
-			uint64_t t);
+struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid);
+void steps_period_more(struct period_det *p, uint32_t tok);
+
+/*
+ * The token tok of a GPU call at t by thread tid, into its thread's ring.
+ * Inline: once per call; what is rare (another thread than the last
+ * one, a step's start, a check) is out of line.
+ */
+static inline void steps_period_token(struct diagnosis *d, uint32_t tid,
+				      uint32_t tok, uint64_t t)
+{
+	struct period_det *p = &d->det[d->last_det];
+	size_t at;
+
+	if ((d->last_det >= d->ndet || p->tid != tid) &&
+	    !(p = steps_period_det(d, tid)))
+		return;
+	at = (size_t)(p->seen % PERIOD_WINDOW);
+	p->tok[at] = tok;
+	p->t[at] = t;
+	if (p->tp && p->seen >= p->tp &&
+	    p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok)
+		p->run++;
+	else
+		p->run = 0;
+	p->seen++;
+	if ((p->period && tok == p->anchor_tok) ||
+	    p->seen % PERIOD_CHECK_EVERY == 0)
+		steps_period_more(p, tok);
+}
 int steps_period_pick(struct diagnosis *d, struct step_stats *s);
 void steps_period_release(struct diagnosis *d);
 /* Smallest period of the longest periodic suffix seen 3 times or more of

@@ -5,7 +5,7 @@
  * A training loop launches the same kernels, copies and memsets in the
  * same order every step.  Each launching thread (up to PERIOD_THREADS)
  * keeps its last PERIOD_WINDOW tokens (the kernel's function, or the
- * op of a copy, memset or graph launch) in a ring.  Every CHECK_EVERY
+ * op of a copy, memset or graph launch) in a ring.  Every PERIOD_CHECK_EVERY
  * tokens, the prefix function of the reversed window gives, in O(window),
  * the smallest period of every suffix; the period of the longest suffix
  * that covers at least half the window and repeats three times or more is
@@ -26,7 +26,6 @@
 #include "gputrace/period.h"
 #include "analyzer/lib/util.h"
 
-#define CHECK_EVERY 1024
 #define MIN_LOOK 24             /* the fewest calls looked at, when fewer */
 
 /* The token at chronological position i (0 = oldest kept). */
@@ -301,10 +300,10 @@ static void check(struct period_det *p, int last)
 	p->cand = period;
 }
 
-static struct period_det *det_of(struct diagnosis *d, uint32_t tid)
+/* The detector of thread tid other than the last one asked for (made if
+ * new), or NULL when PERIOD_THREADS are watched already. */
+struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid)
 {
-	if (d->last_det < d->ndet && d->det[d->last_det].tid == tid)
-		return &d->det[d->last_det];
 	for (size_t i = 0; i < d->ndet; i++)
 		if (d->det[i].tid == tid) {
 			d->last_det = i;
@@ -318,27 +317,14 @@ static struct period_det *det_of(struct diagnosis *d, uint32_t tid)
 	return &d->det[d->ndet++];
 }
 
-void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
-			uint64_t t)
+/* After the token tok: a step starts at it when it ends the anchor's
+ * gram; every PERIOD_CHECK_EVERY tokens, the period is checked. */
+void steps_period_more(struct period_det *p, uint32_t tok)
 {
-	struct period_det *p = det_of(d, tid);
-	size_t at;
-
-	if (!p)
-		return;
-	at = (size_t)(p->seen % PERIOD_WINDOW);
-	p->tok[at] = tok;
-	p->t[at] = t;
-	if (p->tp && p->seen >= p->tp &&
-	    p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok)
-		p->run++;
-	else
-		p->run = 0;
-	p->seen++;
 	if (p->period && tok == p->anchor_tok && ring_len(p) >= p->anchor_w &&
 	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)
 		bound_at(p, ring_len(p) - 1);
-	if (p->seen % CHECK_EVERY == 0)
+	if (p->seen % PERIOD_CHECK_EVERY == 0)
 		check(p, 0);
 }
 
