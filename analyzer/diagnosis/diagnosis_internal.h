@@ -230,6 +230,9 @@ struct period_det {
 	uint32_t checks, agree;         /* checks made, agreeing with period */
 	uint32_t tp;                    /* the period the last full check found */
 	uint64_t run;                   /* newest calls equal to the one tp before */
+	uint32_t kept, kept_sub;        /* the whole ring's period and sub period */
+	uint32_t kept_tp;               /* ... found with this tp */
+	uint64_t kept_seen;             /* ... at this call */
 };
 
 struct nvtx_cand {

@@ -253,20 +253,44 @@ static uint32_t ring_period(const struct period_det *p, size_t len)
 	return tp;
 }
 
+/*
+ * ring_period and the sub period of what it found, kept from the check
+ * that found them while every call since repeats the call tp before: the
+ * ring is then a turn of the same calls, which repeat at the same
+ * periods, and one period of them holds the same near copies.
+ */
+static uint32_t ring_period_kept(struct period_det *p, size_t len,
+				 uint32_t *sub)
+{
+	uint32_t period, *rev;
+
+	if (p->kept && p->kept_tp == p->tp && p->run >= p->seen - p->kept_seen) {
+		*sub = p->kept_sub;
+		return p->kept;
+	}
+	if (!(period = ring_period(p, len)))
+		return 0;
+	rev = reversed(p, len, 2 * (size_t)period);
+	*sub = gt_sub_period(rev, period);
+	free(rev);
+	p->kept = period;
+	p->kept_sub = *sub;
+	p->kept_tp = p->tp;
+	p->kept_seen = p->seen;
+	return period;
+}
+
 /* The period of the newest calls (newest_period) and its sub period. */
 static uint32_t newest_of(struct period_det *p, int last, size_t *skip,
 			  size_t *n, uint32_t *sub)
 {
 	size_t len = ring_len(p);
-	uint32_t period = ring_period(p, len), *rev;
+	uint32_t period = ring_period_kept(p, len, sub), *rev;
 	int32_t *pi;
 
 	if (period) {
 		*skip = 0;
 		*n = len;
-		rev = reversed(p, len, 2 * (size_t)period);
-		*sub = gt_sub_period(rev, period);
-		free(rev);
 		return period;
 	}
 	rev = reversed(p, len, len);
