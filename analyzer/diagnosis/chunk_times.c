@@ -39,7 +39,8 @@ void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t)
 		c->e = xmalloc(CT_MAX * sizeof(*c->e));
 	if (c->n == CT_MAX)
 		halve(c);
-	c->e[c->n++] = (struct chunk_time){ off, t, t, 0 };
+	c->last = &c->e[c->n++];
+	*c->last = (struct chunk_time){ off, t, t, 0 };
 	c->last_off = off;
 }
 

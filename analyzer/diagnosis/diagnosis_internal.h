@@ -329,6 +329,7 @@ struct chunk_time {
 struct chunk_times {
 	struct chunk_time *e;           /* by offset */
 	size_t n;
+	struct chunk_time *last;        /* e[n - 1], NULL while none */
 	uint64_t last_off;              /* the last events chunk seen */
 };
 
@@ -340,13 +341,12 @@ void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t);
 static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
 				   uint64_t t)
 {
-	struct chunk_time *e;
+	struct chunk_time *e = c->last;
 
-	if (!c->n || off > c->last_off) {
+	if (!e || off > c->last_off) {
 		chunk_times_new(c, off, t);
 		return;
 	}
-	e = &c->e[c->n - 1];
 	if (t >= e->hi) {
 		e->hi = t;
 		return;
@@ -390,7 +390,8 @@ struct diagnosis {
 	struct kbucket *bucket_pages[DIAG_MAX_BUCKETS / DIAG_PAGE_BUCKETS];
 	size_t nbuckets;                /* the last used + 1 */
 	struct kbucket *last_b;         /* the last bucket asked for, which */
-	uint64_t last_b_lo, last_b_hi;  /* holds the times [lo, hi) */
+	uint64_t last_b_lo, last_b_len; /* holds the times lo + [0, len)
+					   (len 0: none) */
 	uint64_t base_ns;               /* bucket 0 starts here */
 	struct copy_bw bw;
 	int cupti_state;                /* enum gt_cupti_state, 0 unknown */
@@ -471,7 +472,7 @@ static inline void idle_count_in(struct kbucket *b, uint64_t t)
  * Inline: once per launch. */
 static inline struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
 {
-	if (!d->last_b || t < d->last_b_lo || t >= d->last_b_hi)
+	if (t - d->last_b_lo >= d->last_b_len)
 		return idle_bucket_other(d, t);
 	idle_count_in(d->last_b, t);
 	return d->last_b;

@@ -36,7 +36,7 @@ struct kbucket *idle_bucket_other(struct diagnosis *d, uint64_t t)
 	idle_count_in(b, t);
 	d->last_b = b;
 	d->last_b_lo = d->base_ns + i * DIAG_BUCKET_NS;
-	d->last_b_hi = d->last_b_lo + DIAG_BUCKET_NS;
+	d->last_b_len = DIAG_BUCKET_NS;
 	return b;
 }
 
