@@ -48,11 +48,11 @@ static uint32_t launch(struct diagnosis *d, const struct dump_event *ev)
  * *tok), counted per bucket when it feeds the GPU; 0 for other calls.
  */
 static int gpu_call(struct diagnosis *d, const struct dump_event *ev,
-		    uint32_t *tok)
+		    uint8_t kind, uint32_t *tok)
 {
 	const struct dump_op *op = ev->op;
 
-	switch (op->kind) {
+	switch (kind) {
 	case GT_KIND_LAUNCH:
 		*tok = launch(d, ev);
 		return 1;
@@ -75,14 +75,15 @@ static int gpu_call(struct diagnosis *d, const struct dump_event *ev,
 static void add_event(struct model *m, struct diagnosis *d,
 		      const struct dump_reader *r, const struct dump_event *ev)
 {
+	uint8_t kind = ev->op->kind;
 	uint32_t tok;
 
-	if (ev->op->kind == GT_KIND_NVTX) {
+	if (kind == GT_KIND_NVTX) {
 		steps_nvtx_event(d, r, ev);
 		return;
 	}
 	idle_host_event(m, d, ev);
-	if (gpu_call(d, ev, &tok) && !ev->result) {
+	if (gpu_call(d, ev, kind, &tok) && !ev->result) {
 		d->gpu_calls++;
 		steps_period_token(d, ev->tid, tok, ev->t0);
 	}

@@ -407,7 +407,8 @@ struct diagnosis {
 	size_t cand_budget;
 	uint64_t gpu_calls;             /* launches, graphs, copies, memsets */
 	struct period_det det[PERIOD_THREADS];
-	size_t ndet, last_det;          /* last_det: the last one asked for */
+	size_t ndet;
+	struct period_det *last_det;    /* the last one asked for, or NULL */
 	struct step_stats steps;
 
 	/* results */
@@ -538,11 +539,10 @@ void steps_period_more(struct period_det *p, uint32_t tok);
 static inline void steps_period_token(struct diagnosis *d, uint32_t tid,
 				      uint32_t tok, uint64_t t)
 {
-	struct period_det *p = &d->det[d->last_det];
+	struct period_det *p = d->last_det;
 	size_t at;
 
-	if ((d->last_det >= d->ndet || p->tid != tid) &&
-	    !(p = steps_period_det(d, tid)))
+	if ((!p || p->tid != tid) && !(p = steps_period_det(d, tid)))
 		return;
 	at = (size_t)(p->seen % PERIOD_WINDOW);
 	p->tok[at] = tok;

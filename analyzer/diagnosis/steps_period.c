@@ -329,16 +329,14 @@ static void check(struct period_det *p, int last)
 struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid)
 {
 	for (size_t i = 0; i < d->ndet; i++)
-		if (d->det[i].tid == tid) {
-			d->last_det = i;
-			return &d->det[i];
-		}
+		if (d->det[i].tid == tid)
+			return d->last_det = &d->det[i];
 	if (d->ndet == PERIOD_THREADS)
 		return NULL;
 	d->det[d->ndet] = (struct period_det){ .tid = tid };
 	d->det[d->ndet].tok = xmalloc(PERIOD_WINDOW * sizeof(uint32_t));
 	d->det[d->ndet].t = xmalloc(PERIOD_WINDOW * sizeof(uint64_t));
-	return &d->det[d->ndet++];
+	return d->last_det = &d->det[d->ndet++];
 }
 
 /* After the token tok: a step starts at it when it ends the anchor's
@@ -512,4 +510,5 @@ void steps_period_release(struct diagnosis *d)
 		free(d->det[i].ends);
 	}
 	d->ndet = 0;
+	d->last_det = NULL;
 }
