@@ -350,10 +350,10 @@ void steps_period_more(struct period_det *p, uint32_t tok)
 		check(p, 0);
 }
 
+/* The element at n / 2 of v sorted (v is reordered). */
 static uint64_t median_of(uint64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), gt_cmp_u64);
-	return v[n / 2];
+	return select_u64(v, n, n / 2);
 }
 
 static int is_pause(const uint64_t *b, size_t i, uint64_t med)
