@@ -39,15 +39,16 @@ void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t)
 		c->e = xmalloc(CT_MAX * sizeof(*c->e));
 	if (c->n == CT_MAX)
 		halve(c);
-	c->e[c->n++] = (struct chunk_time){ off, t, t, 0 };
+	c->last = &c->e[c->n++];
+	*c->last = (struct chunk_time){ off, t, t, 0 };
 	c->last_off = off;
 }
 
 /* The entry of the chunk at off, read whole before (not the last one,
  * where the first read may have stopped); NULL if none.  *at is a
  * cursor: offsets asked must not decrease. */
-static const struct chunk_time *entry_of(const struct chunk_times *c,
-					 size_t *at, uint64_t off)
+static inline const struct chunk_time *entry_of(const struct chunk_times *c,
+						size_t *at, uint64_t off)
 {
 	if (!c->n || off >= c->last_off || off < c->e[0].off)
 		return NULL;

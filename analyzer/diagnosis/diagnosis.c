@@ -10,7 +10,6 @@
 
 #include "analyzer/passes/callsite_internal.h"
 #include "analyzer/diagnosis/diagnosis_internal.h"
-#include "analyzer/model/model_internal.h"
 #include "analyzer/lib/util.h"
 
 struct diagnosis *diagnosis_of(struct model *m)
@@ -23,7 +22,7 @@ struct diagnosis *diagnosis_of(struct model *m)
 		hmap_init(&d->nvtx_threads);
 		hmap_init(&d->sync_sites);
 		hmap_init(&d->kinds);
-		hmap_init(&d->shape_class);
+		hmap_init(&d->shape_info);
 		for (int l = 0; l < GL_KINDS; l++)
 			d->gpu_budget[l] = DIAG_MAX_GPU_SPANS;
 		d->base_ns = m->start_ns - m->start_ns % DIAG_BUCKET_NS;
@@ -32,24 +31,41 @@ struct diagnosis *diagnosis_of(struct model *m)
 	return m->diag;
 }
 
-/* What a GPU call is in the launch sequence: its kernel, or its op. */
-static int token_of(const struct model *m, const struct dump_event *ev,
-		    uint32_t *tok)
+/* A launch: counted in its bucket with its shape's grid class; its
+ * token is its kernel's function (shape_info). */
+static uint32_t launch(struct diagnosis *d, const struct dump_event *ev)
 {
-	const struct shape_ref *s;
+	uint64_t id = ev->arg[GT_ARG_LAUNCH_SHAPE];
+	uintptr_t info = id <= UINT32_MAX ?
+			 (uintptr_t)hmap_get_int(&d->shape_info, id) : 0;
 
-	switch (ev->op->kind) {
+	idle_gpu_launch(d, ev, 0, info & SHAPE_CLASS_MASK);
+	return info ? (uint32_t)(info >> SHAPE_FN_SHIFT) : 0x3fffffffu;
+}
+
+/*
+ * What a GPU call is in the launch sequence (its kernel, or its op, into
+ * *tok), counted per bucket when it feeds the GPU; 0 for other calls.
+ */
+static int gpu_call(struct diagnosis *d, const struct dump_event *ev,
+		    uint8_t kind, uint32_t *tok)
+{
+	const struct dump_op *op = ev->op;
+
+	switch (kind) {
 	case GT_KIND_LAUNCH:
-		s = ev->arg[GT_ARG_LAUNCH_SHAPE] <= UINT32_MAX ?
-		    hmap_get_int(&m->shapes, ev->arg[GT_ARG_LAUNCH_SHAPE]) : NULL;
-		*tok = s ? s->function & 0x3fffffffu : 0x3fffffffu;
+		*tok = launch(d, ev);
 		return 1;
 	case GT_KIND_GRAPH:
+		idle_gpu_launch(d, ev, 1, 0);
 		*tok = 0x40000000u | (uint32_t)(ev->arg[GT_ARG_GRAPH_HANDLE] >> 4 & 0x3fffffffu);
 		return 1;
 	case GT_KIND_COPY:
+		if (op->direction == GT_DIR_HTOD)
+			idle_gpu_htod(d, ev);
+		/* fallthrough */
 	case GT_KIND_SET:
-		*tok = 0x80000000u | (uint32_t)ev->op->id << 4 | ev->op->direction;
+		*tok = 0x80000000u | (uint32_t)op->id << 4 | op->direction;
 		return 1;
 	default:
 		return 0;
@@ -59,30 +75,25 @@ static int token_of(const struct model *m, const struct dump_event *ev,
 static void add_event(struct model *m, struct diagnosis *d,
 		      const struct dump_reader *r, const struct dump_event *ev)
 {
+	uint8_t kind = ev->op->kind;
 	uint32_t tok;
 
-	if (ev->op->kind == GT_KIND_NVTX) {
+	if (kind == GT_KIND_NVTX) {
 		steps_nvtx_event(d, r, ev);
 		return;
 	}
 	idle_host_event(m, d, ev);
-	idle_gpu_launch(d, ev);
-	if (!ev->result && token_of(m, ev, &tok)) {
+	if (gpu_call(d, ev, kind, &tok) && !ev->result) {
 		d->gpu_calls++;
 		steps_period_token(d, ev->tid, tok, ev->t0);
 	}
 }
 
-void diagnosis_add(struct model *m, const struct dump_reader *r,
-		   const struct dump_record *rec)
+/* Records other than events. */
+static void add_other(struct model *m, struct diagnosis *d,
+		      const struct dump_reader *r, const struct dump_record *rec)
 {
-	struct diagnosis *d = m->diag ? m->diag : diagnosis_of(m);
-
 	switch (rec->type) {
-	case DUMP_EVENT:
-		chunk_times_add(&d->chunk_times, rec->offset, rec->event.t0);
-		add_event(m, d, r, &rec->event);
-		break;
 	case DUMP_GPU:
 		idle_gpu_chunk(m, d, r, rec);
 		break;
@@ -98,6 +109,19 @@ void diagnosis_add(struct model *m, const struct dump_reader *r,
 	default:
 		break;
 	}
+}
+
+void diagnosis_add(struct model *m, const struct dump_reader *r,
+		   const struct dump_record *rec)
+{
+	struct diagnosis *d = m->diag ? m->diag : diagnosis_of(m);
+
+	if (rec->type != DUMP_EVENT) {
+		add_other(m, d, r, rec);
+		return;
+	}
+	chunk_times_add(&d->chunk_times, rec->offset, rec->event.t0);
+	add_event(m, d, r, &rec->event);
 }
 
 void diagnosis_finish(struct model *m)
@@ -146,7 +170,7 @@ void diagnosis_release(struct model *m)
 	free_values(&d->threads);
 	free_values(&d->sync_sites);
 	hmap_release(&d->kinds);
-	hmap_release(&d->shape_class);
+	hmap_release(&d->shape_info);
 	free(d->spans);
 	free(d->segs);
 	chunk_times_release(&d->chunk_times);

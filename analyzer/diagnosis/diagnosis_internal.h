@@ -136,6 +136,11 @@ struct copy_bw {
 	uint64_t bytes[2][2], ns[2][2];
 };
 
+/* A shape's entry in shape_info: its function (a kernel's token in the
+ * launch sequence) above SHAPE_FN_SHIFT, its grid class + 1 below. */
+#define SHAPE_FN_SHIFT 8
+#define SHAPE_CLASS_MASK 0xffu
+
 /* ---- CPU samples (idle_outside.c) ----------------------------------------- */
 
 struct host_sample {
@@ -201,6 +206,7 @@ enum step_source { STEPS_NONE, STEPS_NVTX, STEPS_PATTERN };
 
 #define PERIOD_WINDOW 32768             /* launches kept per thread */
 #define PERIOD_THREADS 8                /* threads watched */
+#define PERIOD_CHECK_EVERY 1024         /* tokens between checks */
 
 struct period_det {
 	uint32_t tid;
@@ -224,6 +230,9 @@ struct period_det {
 	uint32_t checks, agree;         /* checks made, agreeing with period */
 	uint32_t tp;                    /* the period the last full check found */
 	uint64_t run;                   /* newest calls equal to the one tp before */
+	uint32_t kept, kept_sub;        /* the whole ring's period and sub period */
+	uint32_t kept_tp;               /* ... found with this tp */
+	uint64_t kept_seen;             /* ... at this call */
 };
 
 struct nvtx_cand {
@@ -320,6 +329,7 @@ struct chunk_time {
 struct chunk_times {
 	struct chunk_time *e;           /* by offset */
 	size_t n;
+	struct chunk_time *last;        /* e[n - 1], NULL while none */
 	uint64_t last_off;              /* the last events chunk seen */
 };
 
@@ -331,13 +341,12 @@ void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t);
 static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
 				   uint64_t t)
 {
-	struct chunk_time *e;
+	struct chunk_time *e = c->last;
 
-	if (!c->n || off > c->last_off) {
+	if (!e || off > c->last_off) {
 		chunk_times_new(c, off, t);
 		return;
 	}
-	e = &c->e[c->n - 1];
 	if (t >= e->hi) {
 		e->hi = t;
 		return;
@@ -381,7 +390,8 @@ struct diagnosis {
 	struct kbucket *bucket_pages[DIAG_MAX_BUCKETS / DIAG_PAGE_BUCKETS];
 	size_t nbuckets;                /* the last used + 1 */
 	struct kbucket *last_b;         /* the last bucket asked for, which */
-	uint64_t last_b_lo, last_b_hi;  /* holds the times [lo, hi) */
+	uint64_t last_b_lo, last_b_len; /* holds the times lo + [0, len)
+					   (len 0: none) */
 	uint64_t base_ns;               /* bucket 0 starts here */
 	struct copy_bw bw;
 	int cupti_state;                /* enum gt_cupti_state, 0 unknown */
@@ -397,7 +407,8 @@ struct diagnosis {
 	size_t cand_budget;
 	uint64_t gpu_calls;             /* launches, graphs, copies, memsets */
 	struct period_det det[PERIOD_THREADS];
-	size_t ndet, last_det;          /* last_det: the last one asked for */
+	size_t ndet;
+	struct period_det *last_det;    /* the last one asked for, or NULL */
 	struct step_stats steps;
 
 	/* results */
@@ -418,7 +429,8 @@ struct diagnosis {
 	uint64_t region_lowfill_ns, region_fill_known_ns, region_htod_bytes;
 	uint64_t region_graphs, region_nccl_ns, region_opt_ns;
 	uint64_t region_lowfill_launches, region_fill_known_launches;
-	struct hmap shape_class;        /* shape id -> grid class + 1 */
+	struct hmap shape_info;         /* shape id -> its function and grid
+					   class (SHAPE_FN_SHIFT) */
 	double region_fill_ns;
 	struct env_facts env;
 	struct verdict v[VC_KINDS];
@@ -442,7 +454,6 @@ const struct host_seg *idle_seg_at(const struct diagnosis *d, uint64_t t,
 void idle_gpu_chunk(struct model *m, struct diagnosis *d,
 		    const struct dump_reader *r, const struct dump_record *rec);
 void idle_gpu_window(struct diagnosis *d, const struct gt_gpu_window *w);
-void idle_gpu_launch(struct diagnosis *d, const struct dump_event *ev);
 void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s);
 void idle_gpu_finish(struct model *m, struct diagnosis *d);
 /* Statistics of the buckets overlapping [t0, t1), added to d->region_*. */
@@ -462,10 +473,38 @@ static inline void idle_count_in(struct kbucket *b, uint64_t t)
  * Inline: once per launch. */
 static inline struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
 {
-	if (!d->last_b || t < d->last_b_lo || t >= d->last_b_hi)
+	if (t - d->last_b_lo >= d->last_b_len)
 		return idle_bucket_other(d, t);
 	idle_count_in(d->last_b, t);
 	return d->last_b;
+}
+
+/*
+ * A launch (graph: a graph launch), counted in its bucket with the grid
+ * class + 1 of its shape (cls, 0 unknown).  Inline: once per launch.
+ */
+static inline void idle_gpu_launch(struct diagnosis *d,
+				   const struct dump_event *ev, int graph,
+				   unsigned cls)
+{
+	struct kbucket *b = idle_bucket(d, ev->t0);
+
+	if (!b)
+		return;
+	b->launches++;
+	b->launch_ns += ev->dur;
+	b->graphs += graph;
+	if (cls)
+		b->grid_launches[cls - 1]++;
+}
+
+/* A host to device copy, counted in its bucket. */
+static inline void idle_gpu_htod(struct diagnosis *d, const struct dump_event *ev)
+{
+	struct kbucket *b = idle_bucket(d, ev->t0);
+
+	if (b)
+		b->htod_bytes += ev->arg[GT_ARG_COPY_BYTES];
 }
 
 /* idle_outside.c */
@@ -489,8 +528,35 @@ void steps_nvtx_event(struct diagnosis *d, const struct dump_reader *r,
 		      const struct dump_event *ev);
 int steps_nvtx_pick(struct diagnosis *d, struct step_stats *s);
 void steps_nvtx_release(struct diagnosis *d);
-void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
-			uint64_t t);
+struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid);
+void steps_period_more(struct period_det *p, uint32_t tok);
+
+/*
+ * The token tok of a GPU call at t by thread tid, into its thread's ring.
+ * Inline: once per call; what is rare (another thread than the last
+ * one, a step's start, a check) is out of line.
+ */
+static inline void steps_period_token(struct diagnosis *d, uint32_t tid,
+				      uint32_t tok, uint64_t t)
+{
+	struct period_det *p = d->last_det;
+	size_t at;
+
+	if ((!p || p->tid != tid) && !(p = steps_period_det(d, tid)))
+		return;
+	at = (size_t)(p->seen % PERIOD_WINDOW);
+	p->tok[at] = tok;
+	p->t[at] = t;
+	if (p->tp && p->seen >= p->tp &&
+	    p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok)
+		p->run++;
+	else
+		p->run = 0;
+	p->seen++;
+	if ((p->period && tok == p->anchor_tok) ||
+	    p->seen % PERIOD_CHECK_EVERY == 0)
+		steps_period_more(p, tok);
+}
 int steps_period_pick(struct diagnosis *d, struct step_stats *s);
 void steps_period_release(struct diagnosis *d);
 /* Smallest period of the longest periodic suffix seen 3 times or more of

@@ -57,6 +57,7 @@ struct walk {
 	const struct dev_timeline *dv;
 	struct breakdown *b;
 	size_t hint[GL_KINDS];
+	size_t seg;                 /* host segment hint (seg_at) */
 	int sites;
 	uint64_t budget;            /* sync bubble left in this interval */
 	uint32_t stack;
@@ -147,16 +148,31 @@ static void add_host(struct walk *w, uint64_t t, uint64_t ns, int state,
 	}
 }
 
-/* The host state at t and until when it holds. */
-static int host_state(const struct diagnosis *d, uint64_t t, uint64_t *until,
-		      const struct host_span **span)
+#define SEG_STEPS 8             /* segments stepped over before a search */
+
+/*
+ * idle_seg_at for times that do not go back: *i starts at 0 or where the
+ * last time's answer was (no segment before it ends after t), and steps
+ * forward to this one's.
+ */
+static const struct host_seg *seg_at(const struct diagnosis *d, uint64_t t,
+				     size_t *i)
 {
-	size_t i;
-	const struct host_seg *s = idle_seg_at(d, t, &i);
+	for (int k = 0; *i < d->nsegs && d->segs[*i].t1 <= t; (*i)++)
+		if (++k == SEG_STEPS)
+			return idle_seg_at(d, t, i);
+	return *i < d->nsegs && d->segs[*i].t0 <= t ? &d->segs[*i] : NULL;
+}
+
+/* The host state at t and until when it holds; *hint as for seg_at. */
+static int host_state(const struct diagnosis *d, uint64_t t, size_t *hint,
+		      uint64_t *until, const struct host_span **span)
+{
+	const struct host_seg *s = seg_at(d, t, hint);
 
 	*span = NULL;
 	if (!s) {
-		*until = i < d->nsegs ? d->segs[i].t0 : UINT64_MAX;
+		*until = *hint < d->nsegs ? d->segs[*hint].t0 : UINT64_MAX;
 		return HC_OUTSIDE;
 	}
 	*until = s->t1;
@@ -204,7 +220,7 @@ static void idle_interval(struct walk *w, uint64_t a, uint64_t c)
 			in[l] = span_at(&dv->l[l], &w->hint[l], t, &u[l]);
 			end = u[l] < end ? u[l] : end;
 		}
-		state = host_state(w->d, t, &uh, &sp);
+		state = host_state(w->d, t, &w->seg, &uh, &sp);
 		end = uh < end ? uh : end;
 		if (end <= t)
 			end = t + 1;
@@ -268,12 +284,13 @@ void idle_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
  * work given since: the GPU idles then, on the stream waited for.  With
  * no GPU records this is the host side's sync bubble, up to the wait's
  * own length as on the GPU side (add_host: had the host not waited, its
- * next work would have come that much earlier); the wait, or NULL.
+ * next work would have come that much earlier); the wait, or NULL (i as
+ * for seg_at).
  */
-static const struct host_span *drained_by(const struct diagnosis *d, uint64_t t)
+static const struct host_span *drained_by(const struct diagnosis *d, uint64_t t,
+					  size_t i)
 {
-	size_t i;
-	const struct host_seg *s = idle_seg_at(d, t, &i), *prev;
+	const struct host_seg *s = seg_at(d, t, &i), *prev;
 
 	if ((s && s->state != HC_OUTSIDE) || !i)
 		return NULL;
@@ -287,12 +304,13 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int site
 			 struct host_breakdown *b)
 {
 	uint64_t t = t0, cap;
+	size_t seg = 0;
 
 	b->span_ns += t1 > t0 ? t1 - t0 : 0;
 	while (t < t1) {
 		const struct host_span *sp;
 		uint64_t until;
-		int st = host_state(d, t, &until, &sp);
+		int st = host_state(d, t, &seg, &until, &sp);
 		uint64_t end = until < t1 ? until : t1;
 		const struct outside_split *o;
 
@@ -301,7 +319,7 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int site
 		b->state[st] += end - t;
 		if (st == HC_WAIT && sp && (sp->flags & HF_UPLOAD))
 			b->wait_upload += end - t;
-		if (st == HC_OUTSIDE && (sp = drained_by(d, t)) &&
+		if (st == HC_OUTSIDE && (sp = drained_by(d, t, seg)) &&
 		    t < (cap = sp->t1 + (sp->t1 - sp->t0))) {
 			end = end < cap ? end : cap;
 			b->drained += end - t;

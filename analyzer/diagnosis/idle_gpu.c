@@ -36,7 +36,7 @@ struct kbucket *idle_bucket_other(struct diagnosis *d, uint64_t t)
 	idle_count_in(b, t);
 	d->last_b = b;
 	d->last_b_lo = d->base_ns + i * DIAG_BUCKET_NS;
-	d->last_b_hi = d->last_b_lo + DIAG_BUCKET_NS;
+	d->last_b_len = DIAG_BUCKET_NS;
 	return b;
 }
 
@@ -226,36 +226,15 @@ void idle_gpu_window(struct diagnosis *d, const struct gt_gpu_window *w)
 		span_add(&d->windows, w->start_ns, w->end_ns, NULL);
 }
 
-/* A launch shape's grid class, for host launches (idle_gpu_launch). */
+/* A launch shape's function and grid class (launch() in diagnosis.c). */
 void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s)
 {
 	int32_t grid[3] = { (int32_t)s->grid[0], (int32_t)s->grid[1],
 			    (int32_t)s->grid[2] };
+	uintptr_t info = (uintptr_t)(s->function & 0x3fffffffu) << SHAPE_FN_SHIFT |
+			 (grid_class(grid) + 1);
 
-	hmap_put_int(&d->shape_class, s->id, (void *)(uintptr_t)(grid_class(grid) + 1));
-}
-
-/* Host calls that feed the GPU, counted per bucket. */
-void idle_gpu_launch(struct diagnosis *d, const struct dump_event *ev)
-{
-	struct kbucket *b;
-	uintptr_t c;
-
-	if (ev->op->kind != GT_KIND_LAUNCH && ev->op->kind != GT_KIND_GRAPH &&
-	    !(ev->op->kind == GT_KIND_COPY && ev->op->direction == GT_DIR_HTOD))
-		return;
-	if (!(b = idle_bucket(d, ev->t0)))
-		return;
-	if (ev->op->kind == GT_KIND_COPY) {
-		b->htod_bytes += ev->arg[GT_ARG_COPY_BYTES];
-		return;
-	}
-	b->launches++;
-	b->launch_ns += ev->dur;
-	b->graphs += ev->op->kind == GT_KIND_GRAPH;
-	if (ev->op->kind == GT_KIND_LAUNCH && ev->arg[GT_ARG_LAUNCH_SHAPE] <= UINT32_MAX &&
-	    (c = (uintptr_t)hmap_get_int(&d->shape_class, ev->arg[GT_ARG_LAUNCH_SHAPE])))
-		b->grid_launches[c - 1]++;
+	hmap_put_int(&d->shape_info, s->id, (void *)info);
 }
 
 void idle_gpu_finish(struct model *m, struct diagnosis *d)

@@ -23,13 +23,6 @@
 
 #define WARMUP_FACTOR 1.5       /* a first step this much slower: warm-up */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The q-quantile of sorted v[0..n) (nearest rank). */
 static uint64_t quantile(const uint64_t *v, size_t n, double q)
 {
@@ -50,7 +43,7 @@ static size_t find_warmup(const struct step_stats *s, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		v[i] = dur(s, i);
-	qsort(v, n, sizeof(*v), cmp_u64);
+	sort_u64(v, n);
 	med = quantile(v, n, 0.5);
 	free(v);
 	while (w < n / 2 && (double)dur(s, w) > WARMUP_FACTOR * (double)med)
@@ -98,7 +91,7 @@ static void stats(struct step_stats *s)
 	for (size_t i = 0; i < m; i++)
 		sq += ((double)v[i] - (double)s->mean) * ((double)v[i] - (double)s->mean);
 	s->stddev = sat_from_double(sqrt(sq / (double)m));
-	qsort(v, m, sizeof(*v), cmp_u64);
+	sort_u64(v, m);
 	s->p50 = quantile(v, m, 0.50);
 	s->p99 = quantile(v, m, 0.99);
 	s->min = v[0];

@@ -5,7 +5,7 @@
  * A training loop launches the same kernels, copies and memsets in the
  * same order every step.  Each launching thread (up to PERIOD_THREADS)
  * keeps its last PERIOD_WINDOW tokens (the kernel's function, or the
- * op of a copy, memset or graph launch) in a ring.  Every CHECK_EVERY
+ * op of a copy, memset or graph launch) in a ring.  Every PERIOD_CHECK_EVERY
  * tokens, the prefix function of the reversed window gives, in O(window),
  * the smallest period of every suffix; the period of the longest suffix
  * that covers at least half the window and repeats three times or more is
@@ -26,7 +26,6 @@
 #include "gputrace/period.h"
 #include "analyzer/lib/util.h"
 
-#define CHECK_EVERY 1024
 #define MIN_LOOK 24             /* the fewest calls looked at, when fewer */
 
 /* The token at chronological position i (0 = oldest kept). */
@@ -254,20 +253,44 @@ static uint32_t ring_period(const struct period_det *p, size_t len)
 	return tp;
 }
 
+/*
+ * ring_period and the sub period of what it found, kept from the check
+ * that found them while every call since repeats the call tp before: the
+ * ring is then a turn of the same calls, which repeat at the same
+ * periods, and one period of them holds the same near copies.
+ */
+static uint32_t ring_period_kept(struct period_det *p, size_t len,
+				 uint32_t *sub)
+{
+	uint32_t period, *rev;
+
+	if (p->kept && p->kept_tp == p->tp && p->run >= p->seen - p->kept_seen) {
+		*sub = p->kept_sub;
+		return p->kept;
+	}
+	if (!(period = ring_period(p, len)))
+		return 0;
+	rev = reversed(p, len, 2 * (size_t)period);
+	*sub = gt_sub_period(rev, period);
+	free(rev);
+	p->kept = period;
+	p->kept_sub = *sub;
+	p->kept_tp = p->tp;
+	p->kept_seen = p->seen;
+	return period;
+}
+
 /* The period of the newest calls (newest_period) and its sub period. */
 static uint32_t newest_of(struct period_det *p, int last, size_t *skip,
 			  size_t *n, uint32_t *sub)
 {
 	size_t len = ring_len(p);
-	uint32_t period = ring_period(p, len), *rev;
+	uint32_t period = ring_period_kept(p, len, sub), *rev;
 	int32_t *pi;
 
 	if (period) {
 		*skip = 0;
 		*n = len;
-		rev = reversed(p, len, 2 * (size_t)period);
-		*sub = gt_sub_period(rev, period);
-		free(rev);
 		return period;
 	}
 	rev = reversed(p, len, len);
@@ -301,51 +324,36 @@ static void check(struct period_det *p, int last)
 	p->cand = period;
 }
 
-static struct period_det *det_of(struct diagnosis *d, uint32_t tid)
+/* The detector of thread tid other than the last one asked for (made if
+ * new), or NULL when PERIOD_THREADS are watched already. */
+struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid)
 {
-	if (d->last_det < d->ndet && d->det[d->last_det].tid == tid)
-		return &d->det[d->last_det];
 	for (size_t i = 0; i < d->ndet; i++)
-		if (d->det[i].tid == tid) {
-			d->last_det = i;
-			return &d->det[i];
-		}
+		if (d->det[i].tid == tid)
+			return d->last_det = &d->det[i];
 	if (d->ndet == PERIOD_THREADS)
 		return NULL;
 	d->det[d->ndet] = (struct period_det){ .tid = tid };
 	d->det[d->ndet].tok = xmalloc(PERIOD_WINDOW * sizeof(uint32_t));
 	d->det[d->ndet].t = xmalloc(PERIOD_WINDOW * sizeof(uint64_t));
-	return &d->det[d->ndet++];
+	return d->last_det = &d->det[d->ndet++];
 }
 
-void steps_period_token(struct diagnosis *d, uint32_t tid, uint32_t tok,
-			uint64_t t)
+/* After the token tok: a step starts at it when it ends the anchor's
+ * gram; every PERIOD_CHECK_EVERY tokens, the period is checked. */
+void steps_period_more(struct period_det *p, uint32_t tok)
 {
-	struct period_det *p = det_of(d, tid);
-	size_t at;
-
-	if (!p)
-		return;
-	at = (size_t)(p->seen % PERIOD_WINDOW);
-	p->tok[at] = tok;
-	p->t[at] = t;
-	if (p->tp && p->seen >= p->tp &&
-	    p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok)
-		p->run++;
-	else
-		p->run = 0;
-	p->seen++;
 	if (p->period && tok == p->anchor_tok && ring_len(p) >= p->anchor_w &&
 	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)
 		bound_at(p, ring_len(p) - 1);
-	if (p->seen % CHECK_EVERY == 0)
+	if (p->seen % PERIOD_CHECK_EVERY == 0)
 		check(p, 0);
 }
 
+/* The element at n / 2 of v sorted (v is reordered). */
 static uint64_t median_of(uint64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), gt_cmp_u64);
-	return v[n / 2];
+	return select_u64(v, n, n / 2);
 }
 
 static int is_pause(const uint64_t *b, size_t i, uint64_t med)
@@ -502,4 +510,5 @@ void steps_period_release(struct diagnosis *d)
 		free(d->det[i].ends);
 	}
 	d->ndet = 0;
+	d->last_det = NULL;
 }

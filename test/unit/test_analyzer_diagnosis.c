@@ -3,8 +3,9 @@
  * test_analyzer_diagnosis.c - the diagnosis's building blocks: the period
  * of the launch sequence (prefix function of the reversed window: the
  * longest periodic suffix repeated three times, covering half the window
- * or more), the step inside a period made of near copies of it, and span
- * lists (merge, search, cover).
+ * or more), the step inside a period made of near copies of it, a
+ * period that gives way to another, and span lists (merge, search,
+ * cover).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,12 +112,45 @@ static void test_spans(void **state)
 	span_release(&l);
 }
 
+/* The calls of thread 7: `n` of a step of `p` distinct tokens from
+ * `first`, a pause before each step's first call. */
+static void feed(struct diagnosis *d, uint64_t *t, uint32_t first, uint32_t p,
+		 uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		*t += i % p ? 1000 : 50000;
+		steps_period_token(d, 7, first + i % p, *t);
+	}
+}
+
+/*
+ * A pattern of a few long steps that gives way to another: the checks
+ * that kept the first period while the whole window repeated it see the
+ * calls change, and find the new one.
+ */
+static void test_period_gives_way(void **state)
+{
+	struct diagnosis *d = calloc(1, sizeof(*d));
+	struct step_stats s = { 0 };
+	uint64_t t = 1000000;
+
+	(void)state;
+	feed(d, &t, 1, 1000, 4500);
+	feed(d, &t, 5000, 5, 20000);
+	assert_int_equal(steps_period_pick(d, &s), 1);
+	assert_int_equal(s.period, 5);
+	steps_release(&s);
+	steps_period_release(d);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_period),
 		cmocka_unit_test(test_sub_period),
 		cmocka_unit_test(test_spans),
+		cmocka_unit_test(test_period_gives_way),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
