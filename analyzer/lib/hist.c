@@ -16,6 +16,8 @@ void hist_init(struct hist *h)
 	h->min = UINT64_MAX;
 	h->max = 0;
 	h->block = NULL;
+	h->near = NULL;
+	h->near_b = 0;
 }
 
 void hist_release(struct hist *h)
@@ -23,7 +25,9 @@ void hist_release(struct hist *h)
 	unsigned i;
 
 	for (i = 0; h->block && i < HIST_BLOCKS; i++)
-		free(h->block[i]);
+		if (i - h->near_b >= HIST_NEAR)
+			free(h->block[i]);
+	free(h->near);
 	free(h->block);
 	hist_init(h);
 }
@@ -61,12 +65,22 @@ static inline void bucket_add(struct hist *h, uint64_t v)
 		block_of(h, b)[sub]++;
 }
 
-/* From the few values kept to buckets. */
-static void make_blocks(struct hist *h)
+/* From the few values kept to buckets; v, about to be added, and the
+ * block below it come first in the blocks made in one piece. */
+static void make_blocks(struct hist *h, uint64_t v)
 {
+	unsigned b, sub;
+
 	if (h->block)
 		return;
 	h->block = xcalloc(HIST_BLOCKS, sizeof(*h->block));
+	hist_locate(v, &b, &sub);
+	h->near_b = b ? b - 1 : 0;
+	if (h->near_b > HIST_BLOCKS - HIST_NEAR)
+		h->near_b = HIST_BLOCKS - HIST_NEAR;
+	h->near = xcalloc(HIST_NEAR * HIST_SUB, sizeof(*h->near));
+	for (unsigned i = 0; i < HIST_NEAR; i++)
+		h->block[h->near_b + i] = h->near + i * HIST_SUB;
 	for (uint64_t i = 0; i < h->count; i++)
 		bucket_add(h, h->few[i]);
 }
@@ -78,7 +92,7 @@ static void place(struct hist *h, uint64_t v)
 		h->few[h->count] = v;
 		return;
 	}
-	make_blocks(h);
+	make_blocks(h, v);
 	bucket_add(h, v);
 }
 
@@ -97,7 +111,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 		dst->count++;
 	}
 	if (src->block) {
-		make_blocks(dst);
+		make_blocks(dst, src->min);
 		dst->count += src->count;
 	}
 	for (b = 0; src->block && b < HIST_BLOCKS; b++) {

@@ -8,7 +8,8 @@
  * value of the right rank.  count, total, min and max are exact.  The
  * buckets of a power of two are allocated the first time a value falls in
  * it: a histogram of launch times usually needs a few KiB, never more than
- * about 30 KiB.  The first HIST_FEW values are kept as they are, with no
+ * about 30 KiB (HIST_NEAR blocks around the first values are made at once,
+ * in one piece).  The first HIST_FEW values are kept as they are, with no
  * buckets at all: most rows of a dump with many distinct kernels or names
  * have a call or two, and 72 bytes each, not a kilobyte.
  */
@@ -23,6 +24,7 @@
 #define HIST_SUB (1u << HIST_SUB_BITS)           /* buckets per block */
 #define HIST_BLOCKS (64 - HIST_SUB_BITS + 1)     /* [0,64), then 2^6..2^63 */
 #define HIST_FEW 4                               /* values kept before buckets */
+#define HIST_NEAR 4                              /* blocks made at once */
 
 struct hist {
 	uint64_t count;
@@ -31,6 +33,10 @@ struct hist {
 	uint64_t max;
 	uint64_t few[HIST_FEW];     /* the values, while block is NULL */
 	uint64_t **block;           /* HIST_BLOCKS blocks, once past HIST_FEW */
+	uint64_t *near;             /* HIST_NEAR blocks in one piece, from
+				       block near_b: those of the values
+				       first seen, block[] points into it */
+	unsigned near_b;
 };
 
 void hist_init(struct hist *h);
@@ -73,6 +79,11 @@ static inline void hist_add(struct hist *h, uint64_t v)
 	uint64_t *block;
 
 	hist_locate(v, &b, &sub);
+	if (b - h->near_b < HIST_NEAR && h->near) {    /* one load fewer */
+		h->near[(b - h->near_b) * HIST_SUB + sub]++;
+		hist_count(h, v);
+		return;
+	}
 	block = h->block ? h->block[b] : NULL;
 
 	if (!block) {
