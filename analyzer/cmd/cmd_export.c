@@ -34,7 +34,7 @@ int cmd_export(const struct export_opts *o, const char *path)
 		return EXIT_BADINPUT;
 	if (o->have_steps || o->html) {
 		progress_begin("reading", progress_file_size(path));
-		if (loader_model(path, &m, 0) < 0)
+		if (loader_model_with(path, &m, 0, o->html ? LOADER_TIMELINE : 0) < 0)
 			return EXIT_BADINPUT;
 		progress_end();
 		have_m = 1;

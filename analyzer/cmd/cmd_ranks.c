@@ -9,12 +9,13 @@
 
 #include "analyzer/cmd/cmd.h"
 #include "analyzer/report/html.h"
+#include "analyzer/pipeline/loader.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/lib/util.h"
 
 int cmd_ranks(const struct export_opts *o, char **paths, size_t n)
 {
-	struct ranks *rk = ranks_load(paths, n);
+	struct ranks *rk = ranks_load(paths, n, o->html ? LOADER_TIMELINE : 0);
 	int rc = 0;
 
 	if (!rk)

@@ -91,6 +91,7 @@ struct model {
 	struct gpu_stats *gpu;          /* gpu.c */
 	struct diagnosis *diag;         /* diagnosis.c */
 	struct cost_stats *cost;        /* cost.c */
+	struct timeline *timeline;      /* timeline.c: NULL, not asked for */
 	struct row *ev_row;     /* the row of the event just added, or NULL:
 				   for the passes after the model's own */
 };

@@ -13,6 +13,7 @@
 #include "analyzer/lib/files.h"
 #include "analyzer/pipeline/loader.h"
 #include "analyzer/pipeline/pipeline.h"
+#include "analyzer/passes/timeline.h"
 #include "analyzer/lib/progress.h"
 #include "analyzer/reader/stdin_dump.h"
 #include "analyzer/lib/util.h"
@@ -81,7 +82,7 @@ static void model_sink(void *ctx, const struct dump_reader *r,
 }
 
 int loader_try_model(const char *path, struct model *m, uint64_t base,
-		     char **why)
+		     unsigned want, char **why)
 {
 	struct dump_reader *r;
 	int early = 0;
@@ -95,6 +96,8 @@ int loader_try_model(const char *path, struct model *m, uint64_t base,
 	model_init(m, dump_header(r));
 	m->path = path;
 	dump_close(r);
+	if (want & LOADER_TIMELINE)
+		timeline_begin(m);
 	if (pass(path, model_sink, m, base, &early, why) < 0) {
 		pipeline_release(m);
 		return -1;
@@ -106,12 +109,18 @@ int loader_try_model(const char *path, struct model *m, uint64_t base,
 	return 0;
 }
 
-int loader_model(const char *path, struct model *m, uint64_t base)
+int loader_model_with(const char *path, struct model *m, uint64_t base,
+		      unsigned want)
 {
 	char *why = NULL;
-	int rc = loader_try_model(path, m, base, &why);
+	int rc = loader_try_model(path, m, base, want, &why);
 
 	return said(rc, why);
+}
+
+int loader_model(const char *path, struct model *m, uint64_t base)
+{
+	return loader_model_with(path, m, base, 0);
 }
 
 /* ---- finding the dumps -------------------------------------------------- */

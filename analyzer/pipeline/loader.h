@@ -28,9 +28,14 @@ int loader_pass(const char *path, loader_fn fn, void *ctx, uint64_t base);
 /* Read path into *m (model_init .. pipeline_finish), with the bar from base;
  * 0, or -1 after saying why (m is released then). */
 int loader_model(const char *path, struct model *m, uint64_t base);
+/* What a model may have besides the passes every report needs. */
+#define LOADER_TIMELINE 1u      /* the HTML report's timeline (timeline.h) */
+/* loader_model() with the parts of want too. */
+int loader_model_with(const char *path, struct model *m, uint64_t base,
+		      unsigned want);
 /* The same, what went wrong put in *why (to free) instead of said. */
 int loader_try_model(const char *path, struct model *m, uint64_t base,
-		     char **why);
+		     unsigned want, char **why);
 
 /* The dump files among paths, folders opened (their dumps by name): a new
  * array of *count paths (loader_free_dumps), or NULL after saying why. */

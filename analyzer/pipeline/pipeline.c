@@ -11,6 +11,9 @@
  *   finish    the model's totals, then table order: the GPU timeline
  *             before NVTX (which asks it for busy time)
  *   release   table order
+ *
+ * A pass the reports do not all need (the HTML report's timeline) runs
+ * only when the command asked for it: its part of the model is set then.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +27,7 @@
 #include "analyzer/model/model.h"
 #include "analyzer/passes/nccl.h"
 #include "analyzer/passes/nvtx.h"
+#include "analyzer/passes/timeline.h"
 #include "analyzer/pipeline/pipeline.h"
 
 typedef void (*add_fn)(struct model *m, const struct dump_reader *r,
@@ -81,6 +85,14 @@ static void nvtx_record(struct model *m, const struct dump_reader *r,
 		nvtx_add(m, r, rec);
 }
 
+/* The HTML report's timeline, when asked for (loader_model_with()). */
+static void timeline_record(struct model *m, const struct dump_reader *r,
+			    const struct dump_record *rec)
+{
+	if (m->timeline)
+		timeline_add(m, r, rec);
+}
+
 static void nvtx_finish_busy(struct model *m)
 {
 	nvtx_finish(m, gpu_has_records(m) ? gpu_busy_between : NULL);
@@ -112,6 +124,8 @@ static const struct pass passes[] = {
 	  NULL,             callsites_release },
 	{ "gpu-events", gpu_event_record, ALL,
 	  NULL,             NULL },
+	{ "timeline",   timeline_record,  ALL,
+	  NULL,             timeline_release },
 };
 #define NPASSES (sizeof(passes) / sizeof(passes[0]))
 

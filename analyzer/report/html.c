@@ -15,7 +15,6 @@
 #include "analyzer/lib/files.h"
 #include "analyzer/report/html_internal.h"
 #include "analyzer/passes/memory.h"
-#include "analyzer/lib/progress.h"
 #include "analyzer/reader/stdin_dump.h"
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/util.h"
@@ -91,7 +90,7 @@ static void verdict(FILE *out, const struct model *m, const char *id)
 	free(v);
 }
 
-static void timeline(FILE *out, const struct html_bins *b, const char *label,
+static void timeline(FILE *out, const struct timeline *b, const char *label,
 		     const struct model *m)
 {
 	struct facts_cause c[FACTS_MAX_CAUSES];
@@ -106,7 +105,7 @@ static void timeline(FILE *out, const struct html_bins *b, const char *label,
 	fprintf(out, "</section>\n");
 }
 
-static void steps(FILE *out, const struct model *m, struct html_bins *b)
+static void steps(FILE *out, const struct model *m, struct timeline *b)
 {
 	struct facts_steps st;
 	const uint64_t *bounds;
@@ -122,7 +121,7 @@ static void steps(FILE *out, const struct model *m, struct html_bins *b)
 			fmt_ns(t, sizeof(t), st.mean_ns),
 			fmt_ns(u, sizeof(u), st.p50_ns));
 		if (facts_step_bounds(m, &bounds, &n)) {
-			html_bins_steps(b, bounds, n);
+			timeline_steps(b, bounds, n);
 			source = NULL;
 		}
 	}
@@ -155,22 +154,21 @@ static void environment(FILE *out, const struct model *m)
 	free(text);
 }
 
-/* Everything about one dump; ids get the prefix (several ranks). */
+/* Everything about one dump; ids get the prefix (several ranks).  Its
+ * timeline was binned as the model was read (LOADER_TIMELINE); the steps
+ * drawn go in a copy of it. */
 static int dump_body(FILE *out, const char *path, const struct model *m,
 		     const char *prefix)
 {
-	struct html_bins *b = xcalloc(1, sizeof(*b));
+	struct timeline *b;
 	char id[64];
-	int rc;
 
-	progress_begin("drawing the timeline", progress_file_size(path));
-	rc = html_bins_read(b, path, m->start_ns);
-	progress_end();
-	if (rc < 0) {
-		html_bins_release(b);
-		free(b);
+	if (!m->timeline) {
+		error_msg("'%s': its timeline was not read", path);
 		return -1;
 	}
+	b = xmalloc(sizeof(*b));
+	*b = *m->timeline;
 	snprintf(id, sizeof(id), "%sverdict", prefix);
 	header(out, m, 2);
 	verdict(out, m, id);
@@ -183,7 +181,6 @@ static int dump_body(FILE *out, const char *path, const struct model *m,
 	html_tables(out, m);
 	fprintf(out, "</section>\n");
 	environment(out, m);
-	html_bins_release(b);
 	free(b);
 	return 0;
 }

@@ -19,10 +19,10 @@
 #define LABEL_W 150                 /* timeline row labels */
 #define ROW_H 36
 
-static const char *const host_color[HH_KINDS] = {
+static const char *const host_color[TL_KINDS] = {
 	"#4a7fd4", "#e39c2b", "#c44e52", "#8e6bbf", "#9a9a9a",
 };
-static const char *const host_name[HH_KINDS] = {
+static const char *const host_name[TL_KINDS] = {
 	"launches", "copies and memsets", "waits for the GPU", "NCCL calls",
 	"other calls",
 };
@@ -90,12 +90,12 @@ void html_bar_chart(FILE *out, const char *id, const char *title,
 	fprintf(out, "</svg></div>\n");
 }
 
-static size_t bins_used(const struct html_bins *b)
+static size_t bins_used(const struct timeline *b)
 {
 	uint64_t d = b->end - b->t0;
 	uint64_t n = d / b->width + (d % b->width != 0);
 
-	return n < 1 ? 1 : n > HTML_BINS ? HTML_BINS : (size_t)n;
+	return n < 1 ? 1 : n > TL_BINS ? TL_BINS : (size_t)n;
 }
 
 static double share(uint64_t v, uint64_t of)
@@ -131,14 +131,14 @@ static void idle_part(FILE *out, double x, double top, double bw, double h,
 }
 
 /* Shares of the idle time of bin i by cause: cause, or NULL if unknown. */
-static const double *bin_causes(const struct model *m, const struct html_bins *b,
+static const double *bin_causes(const struct model *m, const struct timeline *b,
 				size_t i, double *cause)
 {
 	uint64_t ns[MAX_CAUSES] = { 0 }, sum = 0;
 	int n = facts_cause_count() < MAX_CAUSES ? facts_cause_count() : MAX_CAUSES;
 
-	if (!m || !facts_idle_between(m, html_bin_start(b, i),
-				      html_bin_start(b, i + 1), ns))
+	if (!m || !facts_idle_between(m, timeline_bin_start(b, i),
+				      timeline_bin_start(b, i + 1), ns))
 		return NULL;
 	for (int c = 0; c < n; c++)
 		sum += ns[c];
@@ -150,7 +150,7 @@ static const double *bin_causes(const struct model *m, const struct html_bins *b
 }
 
 /* One device's row: busy at the bottom, idle above, untimed the rest. */
-static void device_row(FILE *out, const struct html_bins *b, uint32_t d, int y,
+static void device_row(FILE *out, const struct timeline *b, uint32_t d, int y,
 		       size_t used, double bw, const struct model *m)
 {
 	char t[UNITS_BUF];
@@ -167,7 +167,7 @@ static void device_row(FILE *out, const struct html_bins *b, uint32_t d, int y,
 			timed = busy;   /* records outside the windows we know */
 		fprintf(out, "<g><title>%s: GPU %u active %.0f%%, idle %.0f%%, "
 			"no GPU timing %.0f%%</title>",
-			fmt_ns(t, sizeof(t), html_bin_start(b, i) - b->t0), d, 100 * busy,
+			fmt_ns(t, sizeof(t), timeline_bin_start(b, i) - b->t0), d, 100 * busy,
 			100 * (timed - busy), 100 * (1 - timed));
 		fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 			"fill=\"" C_UNTIMED "\"/>", x, y, bw, ROW_H - 4);
@@ -183,7 +183,7 @@ static void device_row(FILE *out, const struct html_bins *b, uint32_t d, int y,
 
 /* The host's row: time in CUDA calls by kind, stacked (all threads,
  * at most the bin's length). */
-static void host_row(FILE *out, const struct html_bins *b, int y, size_t used,
+static void host_row(FILE *out, const struct timeline *b, int y, size_t used,
 		     double bw)
 {
 	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">host calls</text>\n",
@@ -192,7 +192,7 @@ static void host_row(FILE *out, const struct html_bins *b, int y, size_t used,
 		double x = LABEL_W + (double)i * bw, top = y + ROW_H - 4, left = 1;
 
 		fprintf(out, "<g>");
-		for (int k = 0; k < HH_KINDS && left > 0; k++) {
+		for (int k = 0; k < TL_KINDS && left > 0; k++) {
 			double s = share(b->host[k][i], b->width);
 
 			s = s > left ? left : s;
@@ -209,7 +209,7 @@ static void host_row(FILE *out, const struct html_bins *b, int y, size_t used,
 	}
 }
 
-static void axis(FILE *out, const struct html_bins *b, int y, size_t used)
+static void axis(FILE *out, const struct timeline *b, int y, size_t used)
 {
 	char t[UNITS_BUF];
 
@@ -225,7 +225,7 @@ static void axis(FILE *out, const struct html_bins *b, int y, size_t used)
 	}
 }
 
-void html_timeline(FILE *out, const struct html_bins *b, const char *label,
+void html_timeline(FILE *out, const struct timeline *b, const char *label,
 		   const struct model *m)
 {
 	size_t used = bins_used(b);
@@ -262,12 +262,12 @@ void html_timeline_legend(FILE *out, int causes)
 	else
 		swatch(out, C_IDLE, "GPU idle (cause not known)");
 	swatch(out, C_UNTIMED, "no GPU timing");
-	for (int k = 0; k < HH_KINDS; k++)
+	for (int k = 0; k < TL_KINDS; k++)
 		swatch(out, host_color[k], host_name[k]);
 	fprintf(out, "</p>\n");
 }
 
-void html_step_chart(FILE *out, const struct html_bins *b, const char *source)
+void html_step_chart(FILE *out, const struct timeline *b, const char *source)
 {
 	uint64_t max = 0, sum = 0;
 	char t[UNITS_BUF], u[UNITS_BUF];

@@ -71,6 +71,7 @@ struct loader {
 	size_t n;
 	atomic_size_t next;
 	_Atomic uint64_t bytes;     /* of the dumps read: the progress bar */
+	unsigned want;              /* LOADER_*: what the models need */
 	struct model **m;           /* by index, NULL when left out */
 	char **why;                 /* ... and why */
 };
@@ -85,7 +86,8 @@ static void *load_worker(void *arg)
 	while ((i = atomic_fetch_add(&l->next, 1)) < l->n) {
 		struct model *m = xcalloc(1, sizeof(*m));
 
-		if (loader_try_model(l->paths[i], m, LOADER_NO_PROGRESS, &l->why[i]) < 0) {
+		if (loader_try_model(l->paths[i], m, LOADER_NO_PROGRESS, l->want,
+				     &l->why[i]) < 0) {
 			free(m);
 			m = NULL;
 		}
@@ -145,9 +147,10 @@ static void keep(struct ranks *rk, struct loader *l)
 }
 
 /* First pass: every model that can be read; 0, or -1 if none can. */
-static int load_models(struct ranks *rk, char **paths, size_t n)
+static int load_models(struct ranks *rk, char **paths, size_t n,
+		       unsigned want)
 {
-	struct loader l = { .paths = paths, .n = n };
+	struct loader l = { .paths = paths, .n = n, .want = want };
 
 	l.m = xcalloc(n, sizeof(*l.m));
 	l.why = xcalloc(n, sizeof(*l.why));
@@ -253,7 +256,7 @@ static void describe(struct ranks *rk)
 	}
 }
 
-struct ranks *ranks_load(char **paths, size_t n)
+struct ranks *ranks_load(char **paths, size_t n, unsigned want)
 {
 	struct ranks *rk = xcalloc(1, sizeof(*rk));
 
@@ -261,7 +264,7 @@ struct ranks *ranks_load(char **paths, size_t n)
 	rk->dumps = xcalloc(n, sizeof(*rk->dumps));
 	rk->slow = rk->why = -1;
 	progress_begin("reading dumps", 2 * total_size(paths, n));
-	if (load_models(rk, paths, n) < 0) {
+	if (load_models(rk, paths, n, want) < 0) {
 		ranks_free(rk);
 		return NULL;
 	}

@@ -72,8 +72,9 @@ struct ranks {
 	char finding[1024];         /* "" when there is none */
 };
 
-/* Read the dumps (at least two): NULL after saying why. */
-struct ranks *ranks_load(char **paths, size_t n);
+/* Read the dumps (at least two), each model with the parts of want
+ * (LOADER_*): NULL after saying why. */
+struct ranks *ranks_load(char **paths, size_t n, unsigned want);
 void ranks_free(struct ranks *rk);
 
 /* Internal steps of ranks_load (ranks_match.c, ranks_report.c). */

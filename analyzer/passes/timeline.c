@@ -1,45 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * html_bins.c - one pass over a dump for the HTML timeline: host time of
- * CUDA calls by kind, GPU busy time per device (CUPTI records on the host
- * clock) and time with GPU timing, in HTML_BINS bins that widen as the
- * run goes on; and, while no step detection is wired in, step times from
- * NVTX ranges pushed with "step" in their name (torch's ProfilerStep#N,
- * a user's range_push("train_step")).  Fixed memory, but for one small
- * stack per thread.
+ * timeline.c - the pass that bins a dump's timeline for the HTML report
+ * (timeline.h): host time of CUDA calls by kind, GPU busy time per device
+ * (CUPTI records on the host clock, as fitted so far) and time with GPU
+ * timing, in TL_BINS bins that widen as the run goes on; and, while no
+ * step detection is wired in, step times from NVTX ranges pushed with
+ * "step" in their name (torch's ProfilerStep#N, a user's
+ * range_push("train_step")).  Fixed memory, but for one small stack per
+ * thread.
  */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/export/export.h"
-#include "analyzer/report/html_internal.h"
-#include "analyzer/pipeline/loader.h"
+#include "analyzer/model/model.h"
+#include "analyzer/passes/timeline.h"
 #include "analyzer/lib/util.h"
 
 #define FIRST_WIDTH 1000000ull      /* 1 ms per bin to begin with */
 #define STACK_MAX 64
 
-struct html_stack {
+struct timeline_stack {
 	uint64_t t0[STACK_MAX];
 	uint8_t step[STACK_MAX];
 	uint32_t depth;             /* may exceed STACK_MAX: not recorded */
 };
 
 /* Merge pairs of bins until t (>= t0) fits; the width doubles each time.
- * Compared as (t - t0) / HTML_BINS: t0 + width * HTML_BINS can wrap. */
-static void fit(struct html_bins *b, uint64_t t)
+ * Compared as (t - t0) / TL_BINS: t0 + width * TL_BINS can wrap. */
+static void fit(struct timeline *b, uint64_t t)
 {
-	while ((t - b->t0) / HTML_BINS >= b->width && b->width <= UINT64_MAX / 2) {
-		for (size_t i = 0; i < HTML_BINS / 2; i++) {
-			for (int k = 0; k < HH_KINDS; k++)
+	while ((t - b->t0) / TL_BINS >= b->width && b->width <= UINT64_MAX / 2) {
+		for (size_t i = 0; i < TL_BINS / 2; i++) {
+			for (int k = 0; k < TL_KINDS; k++)
 				b->host[k][i] = b->host[k][2 * i] + b->host[k][2 * i + 1];
 			for (uint32_t d = 0; d < b->ndev; d++)
 				b->gpu[d][i] = b->gpu[d][2 * i] + b->gpu[d][2 * i + 1];
 			b->timed[i] = b->timed[2 * i] + b->timed[2 * i + 1];
 		}
-		for (size_t i = HTML_BINS / 2; i < HTML_BINS; i++) {
-			for (int k = 0; k < HH_KINDS; k++)
+		for (size_t i = TL_BINS / 2; i < TL_BINS; i++) {
+			for (int k = 0; k < TL_KINDS; k++)
 				b->host[k][i] = 0;
 			for (uint32_t d = 0; d < b->ndev; d++)
 				b->gpu[d][i] = 0;
@@ -50,7 +50,7 @@ static void fit(struct html_bins *b, uint64_t t)
 }
 
 /* Add [a, e) to bins v, cut to the run. */
-static void add_span(struct html_bins *b, uint64_t *v, uint64_t a, uint64_t e)
+static void add_span(struct timeline *b, uint64_t *v, uint64_t a, uint64_t e)
 {
 	if (a < b->t0)
 		a = b->t0;
@@ -60,7 +60,7 @@ static void add_span(struct html_bins *b, uint64_t *v, uint64_t a, uint64_t e)
 	if (e > b->end)
 		b->end = e;
 	for (size_t i = (a - b->t0) / b->width; a < e; i++) {
-		uint64_t bin_end = html_bin_start(b, i + 1);
+		uint64_t bin_end = timeline_bin_start(b, i + 1);
 		uint64_t upto = e < bin_end ? e : bin_end;
 
 		v[i] += upto - a;
@@ -71,15 +71,15 @@ static void add_span(struct html_bins *b, uint64_t *v, uint64_t a, uint64_t e)
 static int host_kind(uint8_t kind)
 {
 	switch (kind) {
-	case GT_KIND_LAUNCH: case GT_KIND_GRAPH: return HH_LAUNCH;
-	case GT_KIND_COPY: case GT_KIND_SET: return HH_COPY;
-	case GT_KIND_SYNC: return HH_SYNC;
-	case GT_KIND_NCCL: return HH_NCCL;
-	default: return HH_OTHER;
+	case GT_KIND_LAUNCH: case GT_KIND_GRAPH: return TL_LAUNCH;
+	case GT_KIND_COPY: case GT_KIND_SET: return TL_COPY;
+	case GT_KIND_SYNC: return TL_SYNC;
+	case GT_KIND_NCCL: return TL_NCCL;
+	default: return TL_OTHER;
 	}
 }
 
-static int step_name(struct html_bins *b, const struct dump_reader *r,
+static int step_name(struct timeline *b, const struct dump_reader *r,
 		     uint64_t id)
 {
 	uintptr_t v = (uintptr_t)hmap_get_int(&b->is_step, id);
@@ -96,16 +96,16 @@ static int step_name(struct html_bins *b, const struct dump_reader *r,
 	return v == 1;
 }
 
-static void step_done(struct html_bins *b, uint64_t ns)
+static void step_done(struct timeline *b, uint64_t ns)
 {
 	b->steps_total++;
 	b->step_acc += ns;
 	if (++b->step_acc_n < b->step_per_bar)
 		return;
-	if (b->nsteps == HTML_MAX_STEPS) {
-		for (size_t i = 0; i < HTML_MAX_STEPS / 2; i++)
+	if (b->nsteps == TL_MAX_STEPS) {
+		for (size_t i = 0; i < TL_MAX_STEPS / 2; i++)
 			b->step_ns[i] = (b->step_ns[2 * i] + b->step_ns[2 * i + 1]) / 2;
-		b->nsteps = HTML_MAX_STEPS / 2;
+		b->nsteps = TL_MAX_STEPS / 2;
 		b->step_per_bar *= 2;
 		return;                 /* this bar's steps start again */
 	}
@@ -113,10 +113,10 @@ static void step_done(struct html_bins *b, uint64_t ns)
 	b->step_acc = b->step_acc_n = 0;
 }
 
-static void nvtx(struct html_bins *b, const struct dump_reader *r,
+static void nvtx(struct timeline *b, const struct dump_reader *r,
 		 const struct dump_event *ev)
 {
-	struct html_stack *s = hmap_get_int(&b->stacks, ev->tid);
+	struct timeline_stack *s = hmap_get_int(&b->stacks, ev->tid);
 
 	if (!s) {
 		s = xcalloc(1, sizeof(*s));
@@ -135,7 +135,7 @@ static void nvtx(struct html_bins *b, const struct dump_reader *r,
 	}
 }
 
-static void gpu_records(struct html_bins *b, const struct dump_record *rec)
+static void gpu_records(struct timeline *b, const struct dump_record *rec)
 {
 	const uint8_t *p = rec->gpu.recs;
 	uint32_t kind = rec->gpu.h.kind;
@@ -155,7 +155,7 @@ static void gpu_records(struct html_bins *b, const struct dump_record *rec)
 			s = c.start, e = c.end, dev = c.device;
 		}
 		h = gpu_clock_map(&b->clock, s);
-		if (!h || e < s || dev >= HTML_MAX_DEV)
+		if (!h || e < s || dev >= TL_MAX_DEV)
 			continue;
 		if (dev >= b->ndev)
 			b->ndev = dev + 1;
@@ -164,10 +164,11 @@ static void gpu_records(struct html_bins *b, const struct dump_record *rec)
 	}
 }
 
-static void bin_record(void *ctx, const struct dump_reader *r,
-		       const struct dump_record *rec)
+/* Not inlined into the pipeline's test of whether it was asked for. */
+NOINLINE void timeline_add(struct model *m, const struct dump_reader *r,
+			   const struct dump_record *rec)
 {
-	struct html_bins *b = ctx;
+	struct timeline *b = m->timeline;
 
 	switch (rec->type) {
 	case DUMP_EVENT:
@@ -192,7 +193,7 @@ static void bin_record(void *ctx, const struct dump_reader *r,
 	}
 }
 
-void html_bins_steps(struct html_bins *b, const uint64_t *t, size_t n)
+void timeline_steps(struct timeline *b, const uint64_t *t, size_t n)
 {
 	b->nsteps = 0;
 	b->step_per_bar = 1;
@@ -201,23 +202,29 @@ void html_bins_steps(struct html_bins *b, const uint64_t *t, size_t n)
 		step_done(b, t[i + 1] > t[i] ? t[i + 1] - t[i] : 0);
 }
 
-int html_bins_read(struct html_bins *b, const char *path, uint64_t start_ns)
+void timeline_begin(struct model *m)
 {
-	memset(b, 0, sizeof(*b));
-	b->t0 = start_ns;
-	b->end = start_ns;
+	struct timeline *b = xcalloc(1, sizeof(*b));
+
+	b->t0 = m->start_ns;
+	b->end = m->start_ns;
 	b->width = FIRST_WIDTH;
 	b->step_per_bar = 1;
-	return loader_pass(path, bin_record, b, 0);
+	m->timeline = b;
 }
 
-void html_bins_release(struct html_bins *b)
+void timeline_release(struct model *m)
 {
+	struct timeline *b = m->timeline;
 	size_t pos = 0;
 	void *v;
 
+	if (!b)
+		return;
 	while ((v = hmap_next(&b->stacks, &pos)))
 		free(v);
 	hmap_release(&b->stacks);
 	hmap_release(&b->is_step);
+	free(b);
+	m->timeline = NULL;
 }
