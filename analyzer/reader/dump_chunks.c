@@ -23,6 +23,9 @@ _Static_assert(sizeof(struct gt_end) == 24, "end layout");
 
 /* Each event takes at least 5 common varints and 1 per-kind varint. */
 #define EVENT_MIN_BYTES 5
+#define EVENT_HEAD 5             /* op, dt0, dur, result, stream */
+#define EVENT_MAX_BYTES (10 * (EVENT_HEAD + GT_ARG_MAX))
+#define EVENT_NUMBER ((1ull << 40) - 1)   /* an event id's number bits */
 
 static int need(struct dump_reader *r, size_t n, const char *what)
 {
@@ -188,6 +191,20 @@ static int parse_function(struct dump_reader *r, struct dump_record *rec)
 	return check_ref(r, rec->function.name_str, "function") < 0 ? -1 : 1;
 }
 
+/*
+ * Where the events of the chunk in hand stop being read without bound
+ * checks: EVENT_MAX_BYTES before its end, or at its start if the event
+ * numbers wrap within it (event_fast() only counts them up).
+ */
+static const uint8_t *fast_end(const struct dump_reader *r,
+			       const struct gt_events_header *eh)
+{
+	if ((size_t)(r->ev_end - r->ev_pos) < EVENT_MAX_BYTES ||
+	    (eh->first_seq & EVENT_NUMBER) + eh->count > EVENT_NUMBER + 1)
+		return r->ev_pos;
+	return r->ev_end - EVENT_MAX_BYTES + 1;
+}
+
 static int parse_events(struct dump_reader *r, struct dump_record *rec)
 {
 	struct gt_events_header eh;
@@ -208,8 +225,8 @@ static int parse_events(struct dump_reader *r, struct dump_record *rec)
 	r->ev_left = r->ev_count = eh.count;
 	r->ev_tid = eh.tid;
 	r->ev_t0 = eh.base_ns;
-	r->ev_buffer = eh.buffer;
-	r->ev_seq = eh.first_seq;
+	r->ev_id = (uint64_t)eh.buffer << 40 | (eh.first_seq & EVENT_NUMBER);
+	r->ev_fast_end = fast_end(r, &eh);
 	return dump_next_event(r, rec);
 }
 
@@ -323,7 +340,8 @@ static int get_event_head(struct dump_reader *r, struct dump_event *ev)
 				    "defined", (unsigned long long)op);
 	r->ev_t0 += (uint64_t)gt_unzigzag(dt0);
 	ev->tid = r->ev_tid;
-	ev->id = (uint64_t)r->ev_buffer << 40 | (r->ev_seq++ & ((1ull << 40) - 1));
+	ev->id = r->ev_id;
+	r->ev_id = (ev->id & ~EVENT_NUMBER) | ((ev->id + 1) & EVENT_NUMBER);
 	ev->t0 = r->ev_t0;
 	ev->t1 = ev->t0 + ev->dur;
 	return 0;
@@ -399,58 +417,59 @@ static inline const uint8_t *varint8(const uint8_t *p, uint64_t *v)
 	return p + (__builtin_ctzll(stop) >> 3) + 1;
 }
 
-#define EVENT_HEAD 5             /* op, dt0, dur, result, stream */
-#define EVENT_MAX_BYTES (10 * (EVENT_HEAD + GT_ARG_MAX))
-
 /*
  * One event far enough from the chunk's end that no varint needs a bound
  * check: 1, or 0 (nothing consumed) to read it with event_checked().
  */
-static int event_fast(struct dump_reader *r, struct dump_event *ev)
+static inline int event_fast(struct dump_reader *r, struct dump_event *ev)
 {
 	const uint8_t *p = r->ev_pos;
-	const struct dump_op *op;
-	uint64_t id, dt0, dur, result, stream;  /* in registers, not an array
-						   read back whole (it stalls) */
+	uint64_t id, dt0;
+	int nargs;
 
-	if (r->ev_end - p < EVENT_MAX_BYTES)
+	if (p >= r->ev_fast_end || !(p = varint8(p, &id)) ||
+	    !(ev->op = op_by_id(r, id)) || (nargs = ev->op->nargs) > GT_ARG_MAX)
 		return 0;
-	if (!(p = varint8(p, &id)) || !(p = varint8(p, &dt0)) ||
-	    !(p = varint8(p, &dur)) || !(p = varint8(p, &result)) ||
-	    !(p = varint8(p, &stream)))
-		return 0;
-	op = op_by_id(r, id);
-	if (!op || op->nargs > GT_ARG_MAX)
+	if (!(p = varint8(p, &dt0)) || !(p = varint8(p, &ev->dur)) ||
+	    !(p = varint8(p, &ev->result)) || !(p = varint8(p, &ev->stream)))
 		return 0;
 	memset(ev->arg, 0, sizeof(ev->arg));
-	for (int i = 0; i < op->nargs; i++)
+	for (int i = 0; i < nargs; i++)
 		if (!(p = varint8(p, &ev->arg[i])))
 			return 0;
 	r->ev_pos = p;
 	r->ev_t0 += (uint64_t)gt_unzigzag(dt0);
-	ev->op = op;
-	ev->dur = dur;
-	ev->result = result;
-	ev->stream = stream;
 	ev->tid = r->ev_tid;
-	ev->id = (uint64_t)r->ev_buffer << 40 | (r->ev_seq++ & ((1ull << 40) - 1));
+	ev->id = r->ev_id++;     /* fast_end(): no wrap in this chunk */
 	ev->t0 = r->ev_t0;
 	ev->t1 = ev->t0 + ev->dur;
 	return 1;
 }
 
-int dump_next_event(struct dump_reader *r, struct dump_record *rec)
+/* After an event: 1, or -1 if it was the chunk's last and bytes remain. */
+static int event_done(struct dump_reader *r)
 {
-	struct dump_event *ev = &rec->event;
-
-	rec->type = DUMP_EVENT;
-	rec->offset = r->ch_off;
-	if (!event_fast(r, ev) && event_checked(r, ev) < 0)
-		return -1;
 	if (--r->ev_left == 0 && r->ev_pos != r->ev_end)
 		return dump_corrupt(r, "%zu bytes after the last event",
 				    (size_t)(r->ev_end - r->ev_pos));
 	return 1;
+}
+
+/* An event event_fast() left, out of the way of most events. */
+static NOINLINE int event_slow(struct dump_reader *r, struct dump_record *rec)
+{
+	if (event_checked(r, &rec->event) < 0)
+		return -1;
+	return event_done(r);
+}
+
+int dump_next_event(struct dump_reader *r, struct dump_record *rec)
+{
+	rec->type = DUMP_EVENT;
+	rec->offset = r->ch_off;
+	if (!event_fast(r, &rec->event))
+		return event_slow(r, rec);
+	return event_done(r);
 }
 
 void dump_free_tables(struct dump_reader *r)
