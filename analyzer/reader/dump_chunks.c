@@ -389,15 +389,12 @@ static inline const uint8_t *varint9(const uint8_t *p, uint64_t *v)
 }
 
 /*
- * The same, one or two bytes (most varints) directly, longer ones with
- * one 8-byte load: the stop bit found, the 7-bit groups below it packed
- * by halves (the dump is little-endian, like the host).  A varint of nine
- * bytes goes to varint9.  8 bytes at p must be readable.
+ * The same, one or two bytes (most varints) directly.  No word-wise
+ * decoding of longer ones: its masks would take registers that the fast
+ * path then saves on every event.
  */
-static inline const uint8_t *varint8(const uint8_t *p, uint64_t *v)
+static inline const uint8_t *varint_fast(const uint8_t *p, uint64_t *v)
 {
-	uint64_t w, stop, x;
-
 	if (!(p[0] & 0x80)) {
 		*v = p[0];
 		return p + 1;
@@ -406,15 +403,33 @@ static inline const uint8_t *varint8(const uint8_t *p, uint64_t *v)
 		*v = (p[0] & 0x7f) | (uint64_t)p[1] << 7;
 		return p + 2;
 	}
-	memcpy(&w, p, sizeof(w));
-	stop = ~w & 0x8080808080808080ull;
-	if (!stop || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-		return varint9(p, v);
-	x = w & (stop ^ (stop - 1));
-	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
-	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
-	*v = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
-	return p + (__builtin_ctzll(stop) >> 3) + 1;
+	return varint9(p, v);
+}
+
+/* Argument n - k of n, on entering at case n (a case of args_fast()). */
+#define ARG_FAST(k)                                             \
+	case k:                                                 \
+		if (!(p = varint_fast(p, &arg[n - k])))         \
+			return NULL;                            \
+		__attribute__((fallthrough));
+
+/* The n arguments of an event at p, in straight lines: the byte after
+ * them, or NULL as varint_fast(). */
+static inline const uint8_t *args_fast(const uint8_t *p, uint64_t *arg, int n)
+{
+	_Static_assert(GT_ARG_MAX == 8, "a case for each argument");
+	switch (n) {
+	ARG_FAST(8)
+	ARG_FAST(7)
+	ARG_FAST(6)
+	ARG_FAST(5)
+	ARG_FAST(4)
+	ARG_FAST(3)
+	ARG_FAST(2)
+	ARG_FAST(1)
+	default:
+		return p;
+	}
 }
 
 /*
@@ -424,25 +439,25 @@ static inline const uint8_t *varint8(const uint8_t *p, uint64_t *v)
 static inline int event_fast(struct dump_reader *r, struct dump_event *ev)
 {
 	const uint8_t *p = r->ev_pos;
-	uint64_t id, dt0;
-	int nargs;
+	uint64_t id;
 
-	if (p >= r->ev_fast_end || !(p = varint8(p, &id)) ||
-	    !(ev->op = op_by_id(r, id)) || (nargs = ev->op->nargs) > GT_ARG_MAX)
+	/* all in *ev, not in registers: the fast path then needs no more
+	   than those a call may clobber, and saves none */
+	if (p >= r->ev_fast_end || !(p = varint_fast(p, &id)) ||
+	    !(ev->op = op_by_id(r, id)) || ev->op->nargs > GT_ARG_MAX)
 		return 0;
-	if (!(p = varint8(p, &dt0)) || !(p = varint8(p, &ev->dur)) ||
-	    !(p = varint8(p, &ev->result)) || !(p = varint8(p, &ev->stream)))
+	if (!(p = varint_fast(p, &ev->t0)) || !(p = varint_fast(p, &ev->dur)) ||
+	    !(p = varint_fast(p, &ev->result)) ||
+	    !(p = varint_fast(p, &ev->stream)))
 		return 0;
 	memset(ev->arg, 0, sizeof(ev->arg));
-	for (int i = 0; i < nargs; i++)
-		if (!(p = varint8(p, &ev->arg[i])))
-			return 0;
+	if (!(p = args_fast(p, ev->arg, ev->op->nargs)))
+		return 0;
 	r->ev_pos = p;
-	r->ev_t0 += (uint64_t)gt_unzigzag(dt0);
+	ev->t0 = r->ev_t0 += (uint64_t)gt_unzigzag(ev->t0);   /* was dt0 */
+	ev->t1 = ev->t0 + ev->dur;
 	ev->tid = r->ev_tid;
 	ev->id = r->ev_id++;     /* fast_end(): no wrap in this chunk */
-	ev->t0 = r->ev_t0;
-	ev->t1 = ev->t0 + ev->dur;
 	return 1;
 }
 
