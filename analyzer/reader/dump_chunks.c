@@ -399,8 +399,8 @@ static inline const uint8_t *varint_fast(const uint8_t *p, uint64_t *v)
 		*v = p[0];
 		return p + 1;
 	}
-	if (!(p[1] & 0x80)) {
-		*v = (p[0] & 0x7f) | (uint64_t)p[1] << 7;
+	if (!(p[1] & 0x80)) {       /* p[0] - 0x80: its low 7 bits */
+		*v = p[0] - 0x80 + ((uint64_t)p[1] << 7);
 		return p + 2;
 	}
 	return varint9(p, v);
@@ -413,8 +413,8 @@ static inline const uint8_t *varint_fast(const uint8_t *p, uint64_t *v)
 			return NULL;                            \
 		__attribute__((fallthrough));
 
-/* The n arguments of an event at p, in straight lines: the byte after
- * them, or NULL as varint_fast(). */
+/* The n (at most GT_ARG_MAX: the caller checks) arguments of an event
+ * at p, in straight lines: the byte after them, or NULL as varint_fast(). */
 static inline const uint8_t *args_fast(const uint8_t *p, uint64_t *arg, int n)
 {
 	_Static_assert(GT_ARG_MAX == 8, "a case for each argument");
@@ -427,8 +427,10 @@ static inline const uint8_t *args_fast(const uint8_t *p, uint64_t *arg, int n)
 	ARG_FAST(3)
 	ARG_FAST(2)
 	ARG_FAST(1)
-	default:
+	case 0:
 		return p;
+	default:
+		__builtin_unreachable();
 	}
 }
 
