@@ -23,6 +23,9 @@ _Static_assert(sizeof(struct gt_end) == 24, "end layout");
 
 /* Each event takes at least 5 common varints and 1 per-kind varint. */
 #define EVENT_MIN_BYTES 5
+#define EVENT_HEAD 5             /* op, dt0, dur, result, stream */
+#define EVENT_MAX_BYTES (10 * (EVENT_HEAD + GT_ARG_MAX))
+#define EVENT_NUMBER ((1ull << 40) - 1)   /* an event id's number bits */
 
 static int need(struct dump_reader *r, size_t n, const char *what)
 {
@@ -188,6 +191,20 @@ static int parse_function(struct dump_reader *r, struct dump_record *rec)
 	return check_ref(r, rec->function.name_str, "function") < 0 ? -1 : 1;
 }
 
+/*
+ * Where the events of the chunk in hand stop being read without bound
+ * checks: EVENT_MAX_BYTES before its end, or at its start if the event
+ * numbers wrap within it (event_fast() only counts them up).
+ */
+static const uint8_t *fast_end(const struct dump_reader *r,
+			       const struct gt_events_header *eh)
+{
+	if ((size_t)(r->ev_end - r->ev_pos) < EVENT_MAX_BYTES ||
+	    (eh->first_seq & EVENT_NUMBER) + eh->count > EVENT_NUMBER + 1)
+		return r->ev_pos;
+	return r->ev_end - EVENT_MAX_BYTES + 1;
+}
+
 static int parse_events(struct dump_reader *r, struct dump_record *rec)
 {
 	struct gt_events_header eh;
@@ -208,8 +225,8 @@ static int parse_events(struct dump_reader *r, struct dump_record *rec)
 	r->ev_left = r->ev_count = eh.count;
 	r->ev_tid = eh.tid;
 	r->ev_t0 = eh.base_ns;
-	r->ev_buffer = eh.buffer;
-	r->ev_seq = eh.first_seq;
+	r->ev_id = (uint64_t)eh.buffer << 40 | (eh.first_seq & EVENT_NUMBER);
+	r->ev_fast_end = fast_end(r, &eh);
 	return dump_next_event(r, rec);
 }
 
@@ -323,7 +340,8 @@ static int get_event_head(struct dump_reader *r, struct dump_event *ev)
 				    "defined", (unsigned long long)op);
 	r->ev_t0 += (uint64_t)gt_unzigzag(dt0);
 	ev->tid = r->ev_tid;
-	ev->id = (uint64_t)r->ev_buffer << 40 | (r->ev_seq++ & ((1ull << 40) - 1));
+	ev->id = r->ev_id;
+	r->ev_id = (ev->id & ~EVENT_NUMBER) | ((ev->id + 1) & EVENT_NUMBER);
 	ev->t0 = r->ev_t0;
 	ev->t1 = ev->t0 + ev->dur;
 	return 0;
@@ -371,86 +389,104 @@ static inline const uint8_t *varint9(const uint8_t *p, uint64_t *v)
 }
 
 /*
- * The same, one or two bytes (most varints) directly, longer ones with
- * one 8-byte load: the stop bit found, the 7-bit groups below it packed
- * by halves (the dump is little-endian, like the host).  A varint of nine
- * bytes goes to varint9.  8 bytes at p must be readable.
+ * The same, one or two bytes (most varints) directly.  No word-wise
+ * decoding of longer ones: its masks would take registers that the fast
+ * path then saves on every event.
  */
-static inline const uint8_t *varint8(const uint8_t *p, uint64_t *v)
+static inline const uint8_t *varint_fast(const uint8_t *p, uint64_t *v)
 {
-	uint64_t w, stop, x;
-
 	if (!(p[0] & 0x80)) {
 		*v = p[0];
 		return p + 1;
 	}
-	if (!(p[1] & 0x80)) {
-		*v = (p[0] & 0x7f) | (uint64_t)p[1] << 7;
+	if (!(p[1] & 0x80)) {       /* p[0] - 0x80: its low 7 bits */
+		*v = p[0] - 0x80 + ((uint64_t)p[1] << 7);
 		return p + 2;
 	}
-	memcpy(&w, p, sizeof(w));
-	stop = ~w & 0x8080808080808080ull;
-	if (!stop || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-		return varint9(p, v);
-	x = w & (stop ^ (stop - 1));
-	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
-	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
-	*v = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
-	return p + (__builtin_ctzll(stop) >> 3) + 1;
+	return varint9(p, v);
 }
 
-#define EVENT_HEAD 5             /* op, dt0, dur, result, stream */
-#define EVENT_MAX_BYTES (10 * (EVENT_HEAD + GT_ARG_MAX))
+/* Argument n - k of n, on entering at case n (a case of args_fast()). */
+#define ARG_FAST(k)                                             \
+	case k:                                                 \
+		if (!(p = varint_fast(p, &arg[n - k])))         \
+			return NULL;                            \
+		__attribute__((fallthrough));
+
+/* The n (at most GT_ARG_MAX: the caller checks) arguments of an event
+ * at p, in straight lines: the byte after them, or NULL as varint_fast(). */
+static inline const uint8_t *args_fast(const uint8_t *p, uint64_t *arg, int n)
+{
+	_Static_assert(GT_ARG_MAX == 8, "a case for each argument");
+	switch (n) {
+	ARG_FAST(8)
+	ARG_FAST(7)
+	ARG_FAST(6)
+	ARG_FAST(5)
+	ARG_FAST(4)
+	ARG_FAST(3)
+	ARG_FAST(2)
+	ARG_FAST(1)
+	case 0:
+		return p;
+	default:
+		__builtin_unreachable();
+	}
+}
 
 /*
  * One event far enough from the chunk's end that no varint needs a bound
  * check: 1, or 0 (nothing consumed) to read it with event_checked().
  */
-static int event_fast(struct dump_reader *r, struct dump_event *ev)
+static inline int event_fast(struct dump_reader *r, struct dump_event *ev)
 {
 	const uint8_t *p = r->ev_pos;
-	const struct dump_op *op;
-	uint64_t id, dt0, dur, result, stream;  /* in registers, not an array
-						   read back whole (it stalls) */
+	uint64_t id;
 
-	if (r->ev_end - p < EVENT_MAX_BYTES)
+	/* all in *ev, not in registers: the fast path then needs no more
+	   than those a call may clobber, and saves none */
+	if (p >= r->ev_fast_end || !(p = varint_fast(p, &id)) ||
+	    !(ev->op = op_by_id(r, id)) || ev->op->nargs > GT_ARG_MAX)
 		return 0;
-	if (!(p = varint8(p, &id)) || !(p = varint8(p, &dt0)) ||
-	    !(p = varint8(p, &dur)) || !(p = varint8(p, &result)) ||
-	    !(p = varint8(p, &stream)))
-		return 0;
-	op = op_by_id(r, id);
-	if (!op || op->nargs > GT_ARG_MAX)
+	if (!(p = varint_fast(p, &ev->t0)) || !(p = varint_fast(p, &ev->dur)) ||
+	    !(p = varint_fast(p, &ev->result)) ||
+	    !(p = varint_fast(p, &ev->stream)))
 		return 0;
 	memset(ev->arg, 0, sizeof(ev->arg));
-	for (int i = 0; i < op->nargs; i++)
-		if (!(p = varint8(p, &ev->arg[i])))
-			return 0;
+	if (!(p = args_fast(p, ev->arg, ev->op->nargs)))
+		return 0;
 	r->ev_pos = p;
-	r->ev_t0 += (uint64_t)gt_unzigzag(dt0);
-	ev->op = op;
-	ev->dur = dur;
-	ev->result = result;
-	ev->stream = stream;
-	ev->tid = r->ev_tid;
-	ev->id = (uint64_t)r->ev_buffer << 40 | (r->ev_seq++ & ((1ull << 40) - 1));
-	ev->t0 = r->ev_t0;
+	ev->t0 = r->ev_t0 += (uint64_t)gt_unzigzag(ev->t0);   /* was dt0 */
 	ev->t1 = ev->t0 + ev->dur;
+	ev->tid = r->ev_tid;
+	ev->id = r->ev_id++;     /* fast_end(): no wrap in this chunk */
 	return 1;
 }
 
-int dump_next_event(struct dump_reader *r, struct dump_record *rec)
+/* After an event: 1, or -1 if it was the chunk's last and bytes remain. */
+static int event_done(struct dump_reader *r)
 {
-	struct dump_event *ev = &rec->event;
-
-	rec->type = DUMP_EVENT;
-	rec->offset = r->ch_off;
-	if (!event_fast(r, ev) && event_checked(r, ev) < 0)
-		return -1;
 	if (--r->ev_left == 0 && r->ev_pos != r->ev_end)
 		return dump_corrupt(r, "%zu bytes after the last event",
 				    (size_t)(r->ev_end - r->ev_pos));
 	return 1;
+}
+
+/* An event event_fast() left, out of the way of most events. */
+static NOINLINE int event_slow(struct dump_reader *r, struct dump_record *rec)
+{
+	if (event_checked(r, &rec->event) < 0)
+		return -1;
+	return event_done(r);
+}
+
+int dump_next_event(struct dump_reader *r, struct dump_record *rec)
+{
+	rec->type = DUMP_EVENT;
+	rec->offset = r->ch_off;
+	if (!event_fast(r, &rec->event))
+		return event_slow(r, rec);
+	return event_done(r);
 }
 
 void dump_free_tables(struct dump_reader *r)

@@ -30,11 +30,11 @@ struct dump_reader {
 	/* the events chunk being unpacked */
 	const uint8_t *ev_pos;
 	const uint8_t *ev_end;
+	const uint8_t *ev_fast_end; /* an event before it is read unchecked */
 	uint32_t ev_left;
 	uint32_t ev_count;
 	uint32_t ev_tid;
-	uint32_t ev_buffer;         /* the chunk's buffer and next event number */
-	uint64_t ev_seq;
+	uint64_t ev_id;             /* the next event's: buffer << 40 | number */
 	uint64_t ev_t0;             /* t0 of the previous event */
 
 	struct hmap strings;        /* id -> char * */

@@ -165,6 +165,57 @@ static void test_events_decoded(void **state)
 	assert_int_equal(recs[6].end.end_ns, 9000);
 }
 
+/* A chunk of n sync events of buffer 3 from first: dt0 10, then durations
+ * and arguments of one to ten bytes. */
+static void put_numbered(struct dump_buf *b, uint64_t first, uint32_t n)
+{
+	struct gt_events_header eh = { .tid = 9, .count = n, .base_ns = 5000,
+				       .buffer = 3, .first_seq = first };
+	uint8_t p[2048], *q = p + sizeof(eh);
+
+	memcpy(p, &eh, sizeof(eh));
+	for (uint32_t k = 0; k < n; k++) {
+		q = gt_varint_put(q, 1);
+		q = gt_varint_put(q, gt_zigzag(10));
+		q = gt_varint_put(q, 1ull << (k % 20));
+		q = gt_varint_put(q, 0);
+		q = gt_varint_put(q, 0);
+		q = gt_varint_put(q, k % 11 == 10 ? UINT64_MAX : 1ull << (k * 7 % 64));
+	}
+	put_chunk(b, GT_CHUNK_EVENTS, p, (size_t)(q - p));
+}
+
+/* Events far from a chunk's end and near it read the same; ids count up
+ * in 40 bits, wrapping within the buffer's. */
+static void test_event_ids(void **state)
+{
+	const uint64_t wrap = (1ull << 40) - 20;
+	struct dump_record recs[96];
+	struct dump_buf b = { .len = 0 };
+	char err[256] = "";
+	int n, early;
+
+	(void)state;
+	put_prologue(&b);
+	put_numbered(&b, 5, 40);
+	put_numbered(&b, wrap, 40);
+	assert_int_equal(read_all(&b, recs, 96, &n, err, &early), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(n, 84);
+	for (int k = 0; k < 80; k++) {
+		const struct dump_event *ev = &recs[4 + k].event;
+		uint64_t seq = k < 40 ? 5ull + k : (wrap + k - 40) & ((1ull << 40) - 1);
+		int i = k % 40;
+
+		assert_int_equal(recs[4 + k].type, DUMP_EVENT);
+		assert_int_equal(ev->id, 3ull << 40 | seq);
+		assert_int_equal(ev->t0, 5000 + 10 * (i + 1));
+		assert_int_equal(ev->dur, 1ull << (i % 20));
+		assert_int_equal(ev->arg[0], i % 11 == 10 ? UINT64_MAX
+						      : 1ull << (i * 7 % 64));
+	}
+}
+
 static void test_ends_early(void **state)
 {
 	const uint64_t v[] = { 1, 0, 50, 0, 0, 0 };
@@ -298,6 +349,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_events_decoded),
+		cmocka_unit_test(test_event_ids),
 		cmocka_unit_test(test_ends_early),
 		cmocka_unit_test(test_skip_chunks),
 		cmocka_unit_test(test_bad_magic),
