@@ -110,7 +110,7 @@ static long choose_anchor(const struct period_det *p, uint32_t period,
 	return at >= 0 ? (long)first + at : -1;
 }
 
-#define EVEN_OF 8               /* periods whose steps are compared */
+#define EVEN_OF GT_EVEN_BLOCKS  /* periods whose steps are compared */
 
 /* gt_even_steps over the last EVEN_OF periods before ring position c. */
 static int even_steps(const struct period_det *p, uint32_t period,

@@ -72,29 +72,44 @@ static inline uint32_t gt_sub_period(const uint32_t *tok, uint32_t period)
 
 /*
  * Whether the period / sub steps of a period take alike times: t[] holds
- * the times of blocks whole periods of calls in a row, each beginning
- * with a step's first call.  The span from each step's first call to its
- * last, summed over the blocks, is within half of every other (and 20 us
- * a period): a period of two kinds of step (a GAN's generator and
- * discriminator) stays whole.
+ * the times of blocks (at most GT_EVEN_BLOCKS) whole periods of calls in a
+ * row, each beginning with a step's first call.  The span from each step's
+ * first call to its last, the median over the blocks (a block that the
+ * scheduler stopped in the middle of a step does not count), is within
+ * half of every other (and 20 us): a period of two kinds of step (a GAN's
+ * generator and discriminator) stays whole.
  */
+#define GT_EVEN_BLOCKS 8
+
+static inline uint64_t gt_median_small(uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j && v[j - 1] > v[j]; j--) {
+			uint64_t x = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return v[(n - 1) / 2];
+}
+
 static inline int gt_even_steps(const uint64_t *t, size_t period, size_t sub,
 				size_t blocks)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t lo = UINT64_MAX, hi = 0, span[GT_EVEN_BLOCKS], m;
 
+	blocks = blocks < GT_EVEN_BLOCKS ? blocks : GT_EVEN_BLOCKS;
 	for (size_t k = 0; k < period / sub; k++) {
-		uint64_t span = 0;
-
 		for (size_t j = 0; j < blocks; j++) {
 			const uint64_t *s = t + j * period + k * sub;
 
-			span += s[sub - 1] - s[0];
+			span[j] = s[sub - 1] - s[0];
 		}
-		lo = span < lo ? span : lo;
-		hi = span > hi ? span : hi;
+		m = blocks ? gt_median_small(span, blocks) : 0;
+		lo = m < lo ? m : lo;
+		hi = m > hi ? m : hi;
 	}
-	return blocks && 2 * hi <= 3 * lo + 20000 * blocks;
+	return blocks && 2 * hi <= 3 * lo + 20000;
 }
 
 /* FNV-1a step over one token: the hash of a few calls in a row. */

@@ -180,7 +180,7 @@ static long choose_anchor(const struct st_thread *p, uint32_t period, uint32_t s
 static int even_steps(const struct st_thread *p, uint32_t period, uint32_t sub,
 		      size_t c)
 {
-	size_t blocks = c / period < 8 ? c / period : 8;
+	size_t blocks = c / period < GT_EVEN_BLOCKS ? c / period : GT_EVEN_BLOCKS;
 	size_t from = c - blocks * period;
 
 	for (size_t i = 0; i < blocks * period; i++)

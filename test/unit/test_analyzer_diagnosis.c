@@ -83,6 +83,38 @@ static void test_sub_period(void **state)
 	assert_int_equal(gt_sub_period(tok, 1), 1);
 }
 
+/* Times of 8 periods of 2 steps of 10 calls, 1 us apart; step k of
+ * period j takes extra[j][k] more between its first and last calls. */
+static void even_times(uint64_t *t, const uint64_t extra[8][2])
+{
+	uint64_t now = 0;
+
+	for (size_t j = 0; j < 8; j++)
+		for (size_t k = 0; k < 2; k++)
+			for (size_t i = 0; i < 10; i++) {
+				now += 1000 + (i == 5 ? extra[j][k] : 0);
+				t[j * 20 + k * 10 + i] = now;
+			}
+}
+
+static void test_even_steps(void **state)
+{
+	static uint64_t t[160];
+	uint64_t extra[8][2] = { { 0 } };
+
+	(void)state;
+	even_times(t, extra);
+	assert_true(gt_even_steps(t, 20, 10, 8));
+	extra[3][1] = 10000000;         /* stopped 10 ms in one step */
+	even_times(t, extra);
+	assert_true(gt_even_steps(t, 20, 10, 8));
+	for (size_t j = 0; j < 8; j++)
+		extra[j][1] = 50000;    /* a longer second step every period */
+	even_times(t, extra);
+	assert_false(gt_even_steps(t, 20, 10, 8));
+	assert_false(gt_even_steps(t, 20, 10, 0));
+}
+
 static void test_spans(void **state)
 {
 	struct span_list l = { 0 };
@@ -149,6 +181,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_period),
 		cmocka_unit_test(test_sub_period),
+		cmocka_unit_test(test_even_steps),
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_period_gives_way),
 	};
