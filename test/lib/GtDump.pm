@@ -276,23 +276,26 @@ sub slurp {
 }
 
 # Run the analyzer with @args in folder $dir, its output thrown away, its
-# stderr in $dir/err, killed after 300 s: (seconds, peak RSS in KiB or
-# undef without /usr/bin/time, exit status).
+# stderr in $dir/err, killed after 300 s: (seconds of CPU time, which a
+# busy machine does not stretch as it does wall time: wall time without
+# /usr/bin/time; peak RSS in KiB or undef without it; exit status).
 sub measure_analyzer {
 	my ($dir, @args) = @_;
 	my @cmd = ('timeout', '-s', 'KILL', 300, analyzer_path(), @args);
 	my $t0 = Time::HiRes::time();
-	my $rss;
+	my ($rss, $cpu);
 
-	@cmd = ('/usr/bin/time', '-f', 'RSS %M', '-o', "$dir/rss", @cmd)
+	@cmd = ('/usr/bin/time', '-f', 'RSS %M CPU %U %S', '-o', "$dir/rss", @cmd)
 		if -x '/usr/bin/time';
 	unlink("$dir/rss");
 	my $rc = system(join(' ', map { "'$_'" } @cmd) . " >/dev/null 2>$dir/err");
 	my $t = Time::HiRes::time() - $t0;
 	if (open(my $fh, '<', "$dir/rss")) {
-		($rss) = map { /RSS (\d+)/ ? $1 : () } <$fh>;
+		for (<$fh>) {
+			($rss, $cpu) = ($1, $2 + $3) if /RSS (\d+) CPU ([\d.]+) ([\d.]+)/;
+		}
 	}
-	return ($t, $rss, $rc >> 8);
+	return ($cpu // $t, $rss, $rc >> 8);
 }
 
 # Run the analyzer with @args; returns {out, err, exit, signal}.  A leading
