@@ -127,9 +127,12 @@ ANALYZER := $(B)/gputrace-analyze
 LAUNCHER := $(B)/gputrace
 
 # The analyzer is optimized across its files (a record goes through a
-# dozen passes, each in its own file): ANALYZER_OPT= turns that off; the
-# sanitized builds go without it.
-ANALYZER_OPT ?= $(if $(SANITIZE),,-O3 -flto=auto -ffat-lto-objects)
+# dozen passes, each in its own file) where the compiler can link that way:
+# ANALYZER_OPT= turns it off; the sanitized builds go without it.
+HAVE_LTO := $(shell printf 'int main(void){return 0;}\n' | \
+		 $(CC) -x c -O2 -flto=auto -ffat-lto-objects - -o /dev/null \
+		 2>/dev/null && echo 1)
+ANALYZER_OPT ?= $(if $(SANITIZE),,-O3 $(if $(HAVE_LTO),-flto=auto -ffat-lto-objects))
 
 $(B)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(@D)
