@@ -9,6 +9,9 @@
 #include "analyzer/lib/hist.h"
 #include "analyzer/lib/util.h"
 
+/* near_lo with no blocks: any index less it is past HIST_NEAR blocks. */
+#define HIST_NO_NEAR (1u << 31)
+
 void hist_init(struct hist *h)
 {
 	h->count = 0;
@@ -18,6 +21,7 @@ void hist_init(struct hist *h)
 	h->block = NULL;
 	h->near = NULL;
 	h->near_b = 0;
+	h->near_lo = HIST_NO_NEAR;
 }
 
 void hist_release(struct hist *h)
@@ -78,6 +82,7 @@ static void make_blocks(struct hist *h, uint64_t v)
 	h->near_b = b ? b - 1 : 0;
 	if (h->near_b > HIST_BLOCKS - HIST_NEAR)
 		h->near_b = HIST_BLOCKS - HIST_NEAR;
+	h->near_lo = h->near_b * HIST_SUB;
 	h->near = xcalloc(HIST_NEAR * HIST_SUB, sizeof(*h->near));
 	for (unsigned i = 0; i < HIST_NEAR; i++)
 		h->block[h->near_b + i] = h->near + i * HIST_SUB;
@@ -96,9 +101,24 @@ static void place(struct hist *h, uint64_t v)
 	bucket_add(h, v);
 }
 
-void hist_add_new(struct hist *h, uint64_t v)
+/* hist_add() when v's bucket is not made yet (or the few values not
+ * yet turned into buckets). */
+static void hist_add_new(struct hist *h, uint64_t v)
 {
 	place(h, v);
+	hist_count(h, v);
+}
+
+void hist_add_far(struct hist *h, uint64_t v)
+{
+	unsigned b, sub;
+
+	hist_locate(v, &b, &sub);
+	if (!h->block || !h->block[b]) {
+		hist_add_new(h, v);
+		return;
+	}
+	h->block[b][sub]++;
 	hist_count(h, v);
 }
 

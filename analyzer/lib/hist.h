@@ -37,13 +37,12 @@ struct hist {
 				       block near_b: those of the values
 				       first seen, block[] points into it */
 	unsigned near_b;
+	unsigned near_lo;           /* hist_index() of near[0]; with no
+				       blocks, one no index reaches */
 };
 
 void hist_init(struct hist *h);
 void hist_release(struct hist *h);
-/* hist_add() when v's bucket is not made yet (or the few values not
- * yet turned into buckets). */
-void hist_add_new(struct hist *h, uint64_t v);
 
 /* v's bucket: block 0 holds [0, 64) exactly; block b >= 1 holds
  * [2^(b+5), 2^(b+6)). */
@@ -72,26 +71,39 @@ static inline void hist_count(struct hist *h, uint64_t v)
 		h->max = v;
 }
 
-/* Inline: once per event of most rows; almost always to a bucket made. */
+/* v's bucket as one index: block b's bucket sub is b * HIST_SUB + sub
+ * (hist_locate()'s, in fewer steps). */
+static inline unsigned hist_index(uint64_t v)
+{
+	unsigned s;
+
+	if (v < HIST_SUB)
+		return (unsigned)v;
+	s = 63 - HIST_SUB_BITS - (unsigned)__builtin_clzll(v);
+	return s * HIST_SUB + (unsigned)(v >> s);
+}
+
+/* hist_add() of a value outside the blocks made at once. */
+void hist_add_far(struct hist *h, uint64_t v);
+
+/* Count v when its bucket is in the blocks made at once (almost every
+ * value of a row): true if it did. */
+static inline int hist_add_near(struct hist *h, uint64_t v)
+{
+	unsigned i = hist_index(v) - h->near_lo;
+
+	if (i >= HIST_NEAR * HIST_SUB)
+		return 0;
+	h->near[i]++;
+	hist_count(h, v);
+	return 1;
+}
+
+/* Inline: once per event of most rows. */
 static inline void hist_add(struct hist *h, uint64_t v)
 {
-	unsigned b, sub;
-	uint64_t *block;
-
-	hist_locate(v, &b, &sub);
-	if (b - h->near_b < HIST_NEAR && h->near) {    /* one load fewer */
-		h->near[(b - h->near_b) * HIST_SUB + sub]++;
-		hist_count(h, v);
-		return;
-	}
-	block = h->block ? h->block[b] : NULL;
-
-	if (!block) {
-		hist_add_new(h, v);
-		return;
-	}
-	block[sub]++;
-	hist_count(h, v);
+	if (!hist_add_near(h, v))
+		hist_add_far(h, v);
 }
 /* Add the values of src to dst. */
 void hist_merge(struct hist *dst, const struct hist *src);

@@ -133,12 +133,17 @@ static NOINLINE struct row *launch_row_again(struct model *m,
 	return row;
 }
 
+/* The shape of a launch, or NULL: not defined. */
+static struct shape_ref *shape_of(const struct model *m, uint64_t id)
+{
+	return id <= UINT32_MAX ? hmap_get_int(&m->shapes, id) : NULL;
+}
+
 /* The row a launch of shape id counts in. */
 static struct row *launch_row(struct model *m, const struct dump_reader *r,
 			      uint64_t id)
 {
-	struct shape_ref *s = id <= UINT32_MAX ? hmap_get_int(&m->shapes, id)
-					       : NULL;
+	struct shape_ref *s = shape_of(m, id);
 
 	if (s && shape_current(m, s))
 		return s->row;
@@ -181,24 +186,10 @@ static struct row *event_row(struct model *m, const struct dump_reader *r,
 	}
 }
 
-static void add_event(struct model *m, const struct dump_reader *r,
-		      const struct dump_event *ev)
+/* The dump's totals, for every event. */
+static ALWAYS_INLINE void count_event(struct model *m,
+				      const struct dump_event *ev)
 {
-	struct row *row = event_row(m, r, ev);
-
-	m->ev_row = row;
-	if (!row)
-		goto counted;
-	row->calls++;
-	row->total_ns = sat_add(row->total_ns, ev->dur);
-	if (ev->dur > row->max_ns)
-		row->max_ns = ev->dur;
-	if (ev->op->kind == GT_KIND_COPY || ev->op->kind == GT_KIND_SET ||
-	    ev->op->kind == GT_KIND_HOSTALLOC)
-		row->bytes = sat_add(row->bytes, ev->arg[GT_ARG_COPY_BYTES]);
-	else
-		hist_add(&row->hist, ev->dur);
-counted:
 	m->events++;
 	if (ev->t1 > m->last_t1)
 		m->last_t1 = ev->t1;
@@ -206,6 +197,41 @@ counted:
 		m->last_tid = ev->tid;
 		hmap_put_int(&m->tids, ev->tid, PRESENT);
 	}
+}
+
+static ALWAYS_INLINE void row_count(struct row *row, uint64_t dur)
+{
+	row->calls++;
+	row->total_ns = sat_add(row->total_ns, dur);
+	if (dur > row->max_ns)
+		row->max_ns = dur;
+}
+
+/* Any event: model_core_add() takes most launches on a shorter path. */
+static NOINLINE void add_event(struct model *m, const struct dump_reader *r,
+			       const struct dump_event *ev)
+{
+	struct row *row = event_row(m, r, ev);
+
+	m->ev_row = row;
+	if (!row)
+		goto counted;
+	row_count(row, ev->dur);
+	if (ev->op->kind == GT_KIND_COPY || ev->op->kind == GT_KIND_SET ||
+	    ev->op->kind == GT_KIND_HOSTALLOC)
+		row->bytes = sat_add(row->bytes, ev->arg[GT_ARG_COPY_BYTES]);
+	else
+		hist_add(&row->hist, ev->dur);
+counted:
+	count_event(m, ev);
+}
+
+/* The rest of a launch whose time falls outside its row's first blocks. */
+static NOINLINE void add_launch_far(struct model *m, struct row *row,
+				    const struct dump_event *ev)
+{
+	hist_add_far(&row->hist, ev->dur);
+	count_event(m, ev);
 }
 
 /* Records other than events: out of line, the events' path keeps no
@@ -246,14 +272,38 @@ static NOINLINE void add_record(struct model *m, const struct dump_record *rec)
 	}
 }
 
+/*
+ * Most records are launches of a shape whose row is known, and whose time
+ * falls in the row's first blocks: their path keeps within the registers
+ * a call may clobber (the rest goes out of line, by tail calls).
+ */
 void model_core_add(struct model *m, const struct dump_reader *r,
 		    const struct dump_record *rec)
 {
-	m->ev_row = NULL;
-	if (rec->type == DUMP_EVENT)
-		add_event(m, r, &rec->event);
-	else
+	const struct dump_event *ev = &rec->event;
+	struct shape_ref *s;
+
+	if (rec->type != DUMP_EVENT) {
+		m->ev_row = NULL;
 		add_record(m, rec);
+		return;
+	}
+	if (ev->op->kind != GT_KIND_LAUNCH) {
+		add_event(m, r, ev);
+		return;
+	}
+	s = shape_of(m, ev->arg[GT_ARG_LAUNCH_SHAPE]);
+	if (!s || !shape_current(m, s)) {
+		add_event(m, r, ev);
+		return;
+	}
+	m->ev_row = s->row;
+	row_count(s->row, ev->dur);
+	if (!hist_add_near(&s->row->hist, ev->dur)) {
+		add_launch_far(m, s->row, ev);
+		return;
+	}
+	count_event(m, ev);
 }
 
 void model_core_finish(struct model *m, int ends_early)

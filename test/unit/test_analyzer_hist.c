@@ -197,6 +197,25 @@ static void test_few_as_buckets(void **state)
 	}
 }
 
+/* The one-index bucket is hist_locate()'s, at both ends of every block. */
+static void test_index_is_locate(void **state)
+{
+	unsigned b, sub, e;
+
+	(void)state;
+	for (e = 0; e < 64; e++) {
+		uint64_t lo = 1ull << e, v[4] = { lo, lo + 1, lo | (lo - 1),
+						  lo | (lo >> 1) };
+
+		for (unsigned i = 0; i < ARRAY_N(v); i++) {
+			hist_locate(v[i], &b, &sub);
+			assert_int_equal(hist_index(v[i]), b * HIST_SUB + sub);
+		}
+	}
+	hist_locate(0, &b, &sub);
+	assert_int_equal(hist_index(0), b * HIST_SUB + sub);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_constant),
 		cmocka_unit_test(test_few_as_buckets),
+		cmocka_unit_test(test_index_is_locate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
