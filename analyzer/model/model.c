@@ -150,18 +150,24 @@ static struct row *launch_row(struct model *m, const struct dump_reader *r,
 	return launch_row_again(m, r, id, s);
 }
 
+/* cached_op_row() the first time, or once the op was defined again. */
+static NOINLINE struct row *new_op_row(struct model *m, enum row_kind kind,
+				       const struct dump_op *op, uint8_t memory)
+{
+	struct row *row = op_row(m, kind, op, memory);
+
+	hmap_put_int(&m->op_rows, (uint64_t)op->id << 4 | memory, row);
+	return row;
+}
+
 /* The row of a copy, memset or wait, cached per op id and host memory. */
 static struct row *cached_op_row(struct model *m, enum row_kind kind,
 				 const struct dump_op *op, uint8_t memory)
 {
-	uint64_t key = (uint64_t)op->id << 4 | memory;
-	struct row *row = hmap_get_int(&m->op_rows, key);
+	struct row *row = hmap_get_int(&m->op_rows,
+				       (uint64_t)op->id << 4 | memory);
 
-	if (!row) {
-		row = op_row(m, kind, op, memory);
-		hmap_put_int(&m->op_rows, key, row);
-	}
-	return row;
+	return row ? row : new_op_row(m, kind, op, memory);
 }
 
 static struct row *event_row(struct model *m, const struct dump_reader *r,
