@@ -205,15 +205,8 @@ static ALWAYS_INLINE void count_event(struct model *m,
 	}
 }
 
-static ALWAYS_INLINE void row_count(struct row *row, uint64_t dur)
-{
-	row->calls++;
-	row->total_ns = sat_add(row->total_ns, dur);
-	if (dur > row->max_ns)
-		row->max_ns = dur;
-}
-
-/* Any event: model_core_add() takes most launches on a shorter path. */
+/* Any event: model_core_add() takes most launches on a shorter path.  A
+ * row with a histogram has its calls, total and maximum from it. */
 static NOINLINE void add_event(struct model *m, const struct dump_reader *r,
 			       const struct dump_event *ev)
 {
@@ -222,12 +215,16 @@ static NOINLINE void add_event(struct model *m, const struct dump_reader *r,
 	m->ev_row = row;
 	if (!row)
 		goto counted;
-	row_count(row, ev->dur);
 	if (ev->op->kind == GT_KIND_COPY || ev->op->kind == GT_KIND_SET ||
-	    ev->op->kind == GT_KIND_HOSTALLOC)
+	    ev->op->kind == GT_KIND_HOSTALLOC) {
+		row->calls++;
+		row->total_ns = sat_add(row->total_ns, ev->dur);
+		if (ev->dur > row->max_ns)
+			row->max_ns = ev->dur;
 		row->bytes = sat_add(row->bytes, ev->arg[GT_ARG_COPY_BYTES]);
-	else
+	} else {
 		hist_add(&row->hist, ev->dur);
+	}
 counted:
 	count_event(m, ev);
 }
@@ -304,7 +301,6 @@ void model_core_add(struct model *m, const struct dump_reader *r,
 		return;
 	}
 	m->ev_row = s->row;
-	row_count(s->row, ev->dur);
 	if (!hist_add_near(&s->row->hist, ev->dur)) {
 		add_launch_far(m, s->row, ev);
 		return;
@@ -312,10 +308,26 @@ void model_core_add(struct model *m, const struct dump_reader *r,
 	count_event(m, ev);
 }
 
+/* The rows counted by their histogram only. */
+static void rows_from_hist(struct hmap *rows)
+{
+	size_t pos = 0;
+	struct row *row;
+
+	while ((row = hmap_next(rows, &pos))) {
+		row->calls = row->hist.count;
+		row->total_ns = row->hist.total;
+		row->max_ns = row->hist.max;
+	}
+}
+
 void model_core_finish(struct model *m, int ends_early)
 {
 	uint64_t end = m->have_end ? m->end_ns : m->last_t1;
 
+	rows_from_hist(&m->rows[ROW_KERNEL]);
+	rows_from_hist(&m->rows[ROW_GRAPH]);
+	rows_from_hist(&m->rows[ROW_SYNC]);
 	m->ends_early = ends_early || !m->have_end;
 	m->wall_ns = end > m->start_ns ? end - m->start_ns : 0;
 	m->dropped = m->drops_sum;

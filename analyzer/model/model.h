@@ -35,7 +35,9 @@ struct row {
 	int async;              /* copies and sets: GT_OPF_ASYNC */
 	uint8_t memory;         /* copies: GT_MEM_* of the host side */
 	int release;            /* pinned host memory: frees, unregisters */
-	uint64_t calls;
+	uint64_t calls;         /* calls, total_ns and max_ns of the rows
+				   with a histogram (kernels, graphs, waits):
+				   from it, once the dump is read */
 	uint64_t bytes;         /* copies and sets */
 	uint64_t total_ns;      /* sum of the calls' host time */
 	uint64_t max_ns;
