@@ -26,19 +26,21 @@
 #define HIST_FEW 4                               /* values kept before buckets */
 #define HIST_NEAR 4                              /* blocks made at once */
 
+/* What a value touches (count to near_lo) comes first: one cache line
+ * where the histogram starts one (a model row's does). */
 struct hist {
 	uint64_t count;
 	uint64_t total;             /* stuck at UINT64_MAX on overflow */
 	uint64_t min;
 	uint64_t max;
-	uint64_t few[HIST_FEW];     /* the values, while block is NULL */
-	uint64_t **block;           /* HIST_BLOCKS blocks, once past HIST_FEW */
 	uint64_t *near;             /* HIST_NEAR blocks in one piece, from
 				       block near_b: those of the values
 				       first seen, block[] points into it */
-	unsigned near_b;
 	unsigned near_lo;           /* hist_index() of near[0]; with no
 				       blocks, one no index reaches */
+	unsigned near_b;
+	uint64_t few[HIST_FEW];     /* the values, while block is NULL */
+	uint64_t **block;           /* HIST_BLOCKS blocks, once past HIST_FEW */
 };
 
 void hist_init(struct hist *h);

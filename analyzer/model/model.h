@@ -26,7 +26,9 @@ enum row_kind {
 	ROW_KINDS,
 };
 
-struct row {
+struct row {                    /* cache-line aligned (row_new()) */
+	struct hist hist;       /* per-call host time; first: a launch
+				   touches only its first line */
 	char *name;             /* demangled kernel, graph handle, or api */
 	char *symbol;           /* kernels: the raw symbol, "" if unknown */
 	char *key;              /* what the row is found by */
@@ -41,7 +43,6 @@ struct row {
 	uint64_t bytes;         /* copies and sets */
 	uint64_t total_ns;      /* sum of the calls' host time */
 	uint64_t max_ns;
-	struct hist hist;       /* per-call host time */
 	struct row_gpu *gpu;    /* GPU records joined to it (gpu.c), or NULL */
 };
 
