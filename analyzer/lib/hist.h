@@ -8,10 +8,12 @@
  * value of the right rank.  count, total, min and max are exact.  The
  * buckets of a power of two are allocated the first time a value falls in
  * it: a histogram of launch times usually needs a few KiB, never more than
- * about 30 KiB (HIST_NEAR blocks around the first values are made at once,
+ * about 15 KiB (a bucket counts in 32 bits; the high words of counts past
+ * that are in a table made for the first: 15 KiB more; exact all the same)
+ * (HIST_NEAR blocks around the first values are made at once,
  * in one piece).  The first HIST_FEW values are kept as they are, with no
  * buckets at all: most rows of a dump with many distinct kernels or names
- * have a call or two, and 72 bytes each, not a kilobyte.
+ * have a call or two, and under 100 bytes each, not a kilobyte.
  */
 #ifndef GPUTRACE_ANALYZER_HIST_H
 #define GPUTRACE_ANALYZER_HIST_H
@@ -33,14 +35,17 @@ struct hist {
 	uint64_t total;             /* stuck at UINT64_MAX on overflow */
 	uint64_t min;
 	uint64_t max;
-	uint64_t *near;             /* HIST_NEAR blocks in one piece, from
+	uint32_t *near;             /* HIST_NEAR blocks in one piece, from
 				       block near_b: those of the values
 				       first seen, block[] points into it */
 	unsigned near_lo;           /* hist_index() of near[0]; with no
 				       blocks, one no index reaches */
 	unsigned near_b;
 	uint64_t few[HIST_FEW];     /* the values, while block is NULL */
-	uint64_t **block;           /* HIST_BLOCKS blocks, once past HIST_FEW */
+	uint32_t **block;           /* HIST_BLOCKS blocks, once past HIST_FEW:
+				       a bucket's count less its high word */
+	uint32_t *high;             /* by hist_index(): the high words of the
+				       counts past UINT32_MAX, NULL: none */
 };
 
 void hist_init(struct hist *h);
@@ -87,25 +92,32 @@ static inline unsigned hist_index(uint64_t v)
 
 /* hist_add() of a value outside the blocks made at once. */
 void hist_add_far(struct hist *h, uint64_t v);
+/* The count of v's bucket went past UINT32_MAX (hist_add_near()). */
+void hist_carry(struct hist *h, uint64_t v);
 
 /* Count v when its bucket is in the blocks made at once (almost every
- * value of a row): true if it did. */
+ * value of a row): 1 if it did; 0 if not (nothing counted); -1 if it did
+ * but the bucket's low word wrapped: hist_carry(h, v) must follow (out
+ * of line, as the caller sees fit). */
 static inline int hist_add_near(struct hist *h, uint64_t v)
 {
 	unsigned i = hist_index(v) - h->near_lo;
 
 	if (i >= HIST_NEAR * HIST_SUB)
 		return 0;
-	h->near[i]++;
 	hist_count(h, v);
-	return 1;
+	return ++h->near[i] ? 1 : -1;
 }
 
 /* Inline: once per event of most rows. */
 static inline void hist_add(struct hist *h, uint64_t v)
 {
-	if (!hist_add_near(h, v))
+	int near = hist_add_near(h, v);
+
+	if (!near)
 		hist_add_far(h, v);
+	else if (near < 0)
+		hist_carry(h, v);
 }
 /* Add the values of src to dst. */
 void hist_merge(struct hist *dst, const struct hist *src);

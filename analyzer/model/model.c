@@ -229,11 +229,15 @@ counted:
 	count_event(m, ev);
 }
 
-/* The rest of a launch whose time falls outside its row's first blocks. */
-static NOINLINE void add_launch_far(struct model *m, struct row *row,
-				    const struct dump_event *ev)
+/* The rest of a launch whose time falls outside its row's first blocks
+ * (near 0), or whose bucket's low word wrapped (near < 0). */
+static NOINLINE void add_launch_rest(struct model *m, struct row *row,
+				     const struct dump_event *ev, int near)
 {
-	hist_add_far(&row->hist, ev->dur);
+	if (near < 0)
+		hist_carry(&row->hist, ev->dur);
+	else
+		hist_add_far(&row->hist, ev->dur);
 	count_event(m, ev);
 }
 
@@ -285,6 +289,7 @@ void model_core_add(struct model *m, const struct dump_reader *r,
 {
 	const struct dump_event *ev = &rec->event;
 	struct shape_ref *s;
+	int near;
 
 	if (rec->type != DUMP_EVENT) {
 		m->ev_row = NULL;
@@ -301,8 +306,9 @@ void model_core_add(struct model *m, const struct dump_reader *r,
 		return;
 	}
 	m->ev_row = s->row;
-	if (!hist_add_near(&s->row->hist, ev->dur)) {
-		add_launch_far(m, s->row, ev);
+	near = hist_add_near(&s->row->hist, ev->dur);
+	if (near <= 0) {
+		add_launch_rest(m, s->row, ev, near);
 		return;
 	}
 	count_event(m, ev);
