@@ -8,10 +8,10 @@
  * value of the right rank.  count, total, min and max are exact.  The
  * buckets of a power of two are allocated the first time a value falls in
  * it: a histogram of launch times usually needs a few KiB, never more than
- * about 15 KiB (a bucket counts in 32 bits; the high words of counts past
- * that are in a table made for the first: 15 KiB more; exact all the same)
- * (HIST_NEAR blocks around the first values are made at once,
- * in one piece).  The first HIST_FEW values are kept as they are, with no
+ * about 15 KiB (HIST_NEAR blocks around the first values are made at once,
+ * in one piece).  A bucket counts in 32 bits: the high words of counts past
+ * that go to a table made for the first (15 KiB more), counts stay exact.
+ * The first HIST_FEW values are kept as they are, with no
  * buckets at all: most rows of a dump with many distinct kernels or names
  * have a call or two, and under 100 bytes each, not a kilobyte.
  */
