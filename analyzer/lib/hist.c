@@ -9,6 +9,9 @@
 #include "analyzer/lib/hist.h"
 #include "analyzer/lib/util.h"
 
+/* near_lo with no blocks: any index less it is past HIST_NEAR blocks. */
+#define HIST_NO_NEAR (1u << 31)
+
 void hist_init(struct hist *h)
 {
 	h->count = 0;
@@ -18,6 +21,8 @@ void hist_init(struct hist *h)
 	h->block = NULL;
 	h->near = NULL;
 	h->near_b = 0;
+	h->near_lo = HIST_NO_NEAR;
+	h->high = NULL;
 }
 
 void hist_release(struct hist *h)
@@ -29,6 +34,7 @@ void hist_release(struct hist *h)
 			free(h->block[i]);
 	free(h->near);
 	free(h->block);
+	free(h->high);
 	hist_init(h);
 }
 
@@ -46,11 +52,43 @@ static uint64_t bucket_low(unsigned b, unsigned sub, uint64_t *width)
 	return ((uint64_t)HIST_SUB + sub) << shift;
 }
 
-static uint64_t *block_of(struct hist *h, unsigned b)
+static uint32_t *block_of(struct hist *h, unsigned b)
 {
 	if (!h->block[b])
-		h->block[b] = xcalloc(HIST_SUB, sizeof(uint64_t));
+		h->block[b] = xcalloc(HIST_SUB, sizeof(uint32_t));
 	return h->block[b];
+}
+
+/* The high words of the counts, made the first time one is needed. */
+static uint32_t *high_words(struct hist *h)
+{
+	if (!h->high)
+		h->high = xcalloc(HIST_BLOCKS * HIST_SUB, sizeof(*h->high));
+	return h->high;
+}
+
+void hist_carry(struct hist *h, uint64_t v)
+{
+	high_words(h)[hist_index(v)]++;
+}
+
+/* Add n to a bucket's count, in its two words. */
+static void bucket_add_n(struct hist *h, unsigned b, unsigned sub, uint64_t n)
+{
+	uint32_t *low = &block_of(h, b)[sub];
+	uint64_t sum = *low + (n & UINT32_MAX);
+	uint64_t hi = (n >> 32) + (sum >> 32);
+
+	*low = (uint32_t)sum;
+	if (hi)
+		high_words(h)[b * HIST_SUB + sub] += (uint32_t)hi;
+}
+
+static uint64_t bucket_count(const struct hist *h, unsigned b, unsigned sub)
+{
+	uint64_t n = h->block[b][sub];
+
+	return h->high ? n | (uint64_t)h->high[b * HIST_SUB + sub] << 32 : n;
 }
 
 /* Inline: once per event of most rows. */
@@ -59,10 +97,8 @@ static inline void bucket_add(struct hist *h, uint64_t v)
 	unsigned b, sub;
 
 	hist_locate(v, &b, &sub);
-	if (h->block[b])
-		h->block[b][sub]++;
-	else
-		block_of(h, b)[sub]++;
+	if (!++block_of(h, b)[sub])
+		hist_carry(h, v);
 }
 
 /* From the few values kept to buckets; v, about to be added, and the
@@ -78,6 +114,7 @@ static void make_blocks(struct hist *h, uint64_t v)
 	h->near_b = b ? b - 1 : 0;
 	if (h->near_b > HIST_BLOCKS - HIST_NEAR)
 		h->near_b = HIST_BLOCKS - HIST_NEAR;
+	h->near_lo = h->near_b * HIST_SUB;
 	h->near = xcalloc(HIST_NEAR * HIST_SUB, sizeof(*h->near));
 	for (unsigned i = 0; i < HIST_NEAR; i++)
 		h->block[h->near_b + i] = h->near + i * HIST_SUB;
@@ -96,9 +133,25 @@ static void place(struct hist *h, uint64_t v)
 	bucket_add(h, v);
 }
 
-void hist_add_new(struct hist *h, uint64_t v)
+/* hist_add() when v's bucket is not made yet (or the few values not
+ * yet turned into buckets). */
+static void hist_add_new(struct hist *h, uint64_t v)
 {
 	place(h, v);
+	hist_count(h, v);
+}
+
+void hist_add_far(struct hist *h, uint64_t v)
+{
+	unsigned b, sub;
+
+	hist_locate(v, &b, &sub);
+	if (!h->block || !h->block[b]) {
+		hist_add_new(h, v);
+		return;
+	}
+	if (!++h->block[b][sub])
+		hist_carry(h, v);
 	hist_count(h, v);
 }
 
@@ -118,7 +171,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 		if (!src->block[b])
 			continue;
 		for (sub = 0; sub < HIST_SUB; sub++)
-			block_of(dst, b)[sub] += src->block[b][sub];
+			bucket_add_n(dst, b, sub, bucket_count(src, b, sub));
 	}
 	dst->total = sat_add(dst->total, src->total);
 	if (src->min < dst->min)
@@ -183,7 +236,7 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		if (!h->block[b])
 			continue;
 		for (sub = 0; sub < HIST_SUB; sub++) {
-			seen += h->block[b][sub];
+			seen += bucket_count(h, b, sub);
 			if (seen >= rank)
 				return representative(h, b, sub);
 		}

@@ -62,6 +62,12 @@ void *xcalloc(size_t nmemb, size_t size)
 	return check(calloc(nmemb ? nmemb : 1, size ? size : 1));
 }
 
+void *xcalloc_lines(size_t size)
+{
+	size = (size + 63) & ~(size_t)63;
+	return memset(check(aligned_alloc(64, size ? size : 64)), 0, size);
+}
+
 void *xrealloc(void *ptr, size_t size)
 {
 	return check(realloc(ptr, size ? size : 1));

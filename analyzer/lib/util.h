@@ -39,6 +39,8 @@ NORETURN void die(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
+/* Zeroed memory that starts a cache line (free() it). */
+void *xcalloc_lines(size_t size);
 char *xstrdup(const char *s);
 /* A NUL-terminated copy of the len bytes at s. */
 char *xmemdupz(const void *s, size_t len);

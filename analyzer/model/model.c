@@ -133,30 +133,41 @@ static NOINLINE struct row *launch_row_again(struct model *m,
 	return row;
 }
 
+/* The shape of a launch, or NULL: not defined. */
+static struct shape_ref *shape_of(const struct model *m, uint64_t id)
+{
+	return id <= UINT32_MAX ? hmap_get_int(&m->shapes, id) : NULL;
+}
+
 /* The row a launch of shape id counts in. */
 static struct row *launch_row(struct model *m, const struct dump_reader *r,
 			      uint64_t id)
 {
-	struct shape_ref *s = id <= UINT32_MAX ? hmap_get_int(&m->shapes, id)
-					       : NULL;
+	struct shape_ref *s = shape_of(m, id);
 
 	if (s && shape_current(m, s))
 		return s->row;
 	return launch_row_again(m, r, id, s);
 }
 
+/* cached_op_row() the first time, or once the op was defined again. */
+static NOINLINE struct row *new_op_row(struct model *m, enum row_kind kind,
+				       const struct dump_op *op, uint8_t memory)
+{
+	struct row *row = op_row(m, kind, op, memory);
+
+	hmap_put_int(&m->op_rows, (uint64_t)op->id << 4 | memory, row);
+	return row;
+}
+
 /* The row of a copy, memset or wait, cached per op id and host memory. */
 static struct row *cached_op_row(struct model *m, enum row_kind kind,
 				 const struct dump_op *op, uint8_t memory)
 {
-	uint64_t key = (uint64_t)op->id << 4 | memory;
-	struct row *row = hmap_get_int(&m->op_rows, key);
+	struct row *row = hmap_get_int(&m->op_rows,
+				       (uint64_t)op->id << 4 | memory);
 
-	if (!row) {
-		row = op_row(m, kind, op, memory);
-		hmap_put_int(&m->op_rows, key, row);
-	}
-	return row;
+	return row ? row : new_op_row(m, kind, op, memory);
 }
 
 static struct row *event_row(struct model *m, const struct dump_reader *r,
@@ -181,24 +192,10 @@ static struct row *event_row(struct model *m, const struct dump_reader *r,
 	}
 }
 
-static void add_event(struct model *m, const struct dump_reader *r,
-		      const struct dump_event *ev)
+/* The dump's totals, for every event. */
+static ALWAYS_INLINE void count_event(struct model *m,
+				      const struct dump_event *ev)
 {
-	struct row *row = event_row(m, r, ev);
-
-	m->ev_row = row;
-	if (!row)
-		goto counted;
-	row->calls++;
-	row->total_ns = sat_add(row->total_ns, ev->dur);
-	if (ev->dur > row->max_ns)
-		row->max_ns = ev->dur;
-	if (ev->op->kind == GT_KIND_COPY || ev->op->kind == GT_KIND_SET ||
-	    ev->op->kind == GT_KIND_HOSTALLOC)
-		row->bytes = sat_add(row->bytes, ev->arg[GT_ARG_COPY_BYTES]);
-	else
-		hist_add(&row->hist, ev->dur);
-counted:
 	m->events++;
 	if (ev->t1 > m->last_t1)
 		m->last_t1 = ev->t1;
@@ -206,6 +203,42 @@ counted:
 		m->last_tid = ev->tid;
 		hmap_put_int(&m->tids, ev->tid, PRESENT);
 	}
+}
+
+/* Any event: model_core_add() takes most launches on a shorter path.  A
+ * row with a histogram has its calls, total and maximum from it. */
+static NOINLINE void add_event(struct model *m, const struct dump_reader *r,
+			       const struct dump_event *ev)
+{
+	struct row *row = event_row(m, r, ev);
+
+	m->ev_row = row;
+	if (!row)
+		goto counted;
+	if (ev->op->kind == GT_KIND_COPY || ev->op->kind == GT_KIND_SET ||
+	    ev->op->kind == GT_KIND_HOSTALLOC) {
+		row->calls++;
+		row->total_ns = sat_add(row->total_ns, ev->dur);
+		if (ev->dur > row->max_ns)
+			row->max_ns = ev->dur;
+		row->bytes = sat_add(row->bytes, ev->arg[GT_ARG_COPY_BYTES]);
+	} else {
+		hist_add(&row->hist, ev->dur);
+	}
+counted:
+	count_event(m, ev);
+}
+
+/* The rest of a launch whose time falls outside its row's first blocks
+ * (near 0), or whose bucket's low word wrapped (near < 0). */
+static NOINLINE void add_launch_rest(struct model *m, struct row *row,
+				     const struct dump_event *ev, int near)
+{
+	if (near < 0)
+		hist_carry(&row->hist, ev->dur);
+	else
+		hist_add_far(&row->hist, ev->dur);
+	count_event(m, ev);
 }
 
 /* Records other than events: out of line, the events' path keeps no
@@ -246,20 +279,61 @@ static NOINLINE void add_record(struct model *m, const struct dump_record *rec)
 	}
 }
 
+/*
+ * Most records are launches of a shape whose row is known, and whose time
+ * falls in the row's first blocks: their path keeps within the registers
+ * a call may clobber (the rest goes out of line, by tail calls).
+ */
 void model_core_add(struct model *m, const struct dump_reader *r,
 		    const struct dump_record *rec)
 {
-	m->ev_row = NULL;
-	if (rec->type == DUMP_EVENT)
-		add_event(m, r, &rec->event);
-	else
+	const struct dump_event *ev = &rec->event;
+	struct shape_ref *s;
+	int near;
+
+	if (rec->type != DUMP_EVENT) {
+		m->ev_row = NULL;
 		add_record(m, rec);
+		return;
+	}
+	if (ev->op->kind != GT_KIND_LAUNCH) {
+		add_event(m, r, ev);
+		return;
+	}
+	s = shape_of(m, ev->arg[GT_ARG_LAUNCH_SHAPE]);
+	if (!s || !shape_current(m, s)) {
+		add_event(m, r, ev);
+		return;
+	}
+	m->ev_row = s->row;
+	near = hist_add_near(&s->row->hist, ev->dur);
+	if (near <= 0) {
+		add_launch_rest(m, s->row, ev, near);
+		return;
+	}
+	count_event(m, ev);
+}
+
+/* The rows counted by their histogram only. */
+static void rows_from_hist(struct hmap *rows)
+{
+	size_t pos = 0;
+	struct row *row;
+
+	while ((row = hmap_next(rows, &pos))) {
+		row->calls = row->hist.count;
+		row->total_ns = row->hist.total;
+		row->max_ns = row->hist.max;
+	}
 }
 
 void model_core_finish(struct model *m, int ends_early)
 {
 	uint64_t end = m->have_end ? m->end_ns : m->last_t1;
 
+	rows_from_hist(&m->rows[ROW_KERNEL]);
+	rows_from_hist(&m->rows[ROW_GRAPH]);
+	rows_from_hist(&m->rows[ROW_SYNC]);
 	m->ends_early = ends_early || !m->have_end;
 	m->wall_ns = end > m->start_ns ? end - m->start_ns : 0;
 	m->dropped = m->drops_sum;

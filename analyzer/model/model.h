@@ -26,7 +26,9 @@ enum row_kind {
 	ROW_KINDS,
 };
 
-struct row {
+struct row {                    /* cache-line aligned (row_new()) */
+	struct hist hist;       /* per-call host time; first: a launch
+				   touches only its first line */
 	char *name;             /* demangled kernel, graph handle, or api */
 	char *symbol;           /* kernels: the raw symbol, "" if unknown */
 	char *key;              /* what the row is found by */
@@ -35,11 +37,12 @@ struct row {
 	int async;              /* copies and sets: GT_OPF_ASYNC */
 	uint8_t memory;         /* copies: GT_MEM_* of the host side */
 	int release;            /* pinned host memory: frees, unregisters */
-	uint64_t calls;
+	uint64_t calls;         /* calls, total_ns and max_ns of the rows
+				   with a histogram (kernels, graphs, waits):
+				   from it, once the dump is read */
 	uint64_t bytes;         /* copies and sets */
 	uint64_t total_ns;      /* sum of the calls' host time */
 	uint64_t max_ns;
-	struct hist hist;       /* per-call host time */
 	struct row_gpu *gpu;    /* GPU records joined to it (gpu.c), or NULL */
 };
 

@@ -37,7 +37,7 @@ static uint8_t direction_class(uint8_t direction)
 
 static struct row *row_new(char *key, char *name)
 {
-	struct row *row = xcalloc(1, sizeof(*row));
+	struct row *row = xcalloc_lines(sizeof(*row));
 
 	row->key = key;
 	row->name = name;

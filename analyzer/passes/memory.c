@@ -45,7 +45,7 @@ struct memory_stats {
 	struct hmap seconds;        /* second of the run -> struct second:
 	                               pinned allocations in it (a map: one
 	                               call months later costs one entry) */
-	uint64_t first_t0, last_t1;
+	uint64_t first_t0;           /* the span ends at the model's last_t1 */
 	uint64_t cost[FIND_KINDS][3];   /* calls, bytes, ns */
 };
 
@@ -178,8 +178,6 @@ void memory_add_event(struct model *m, const struct dump_event *ev)
 
 	if (!s->first_t0 || ev->t0 < s->first_t0)
 		s->first_t0 = ev->t0;
-	if (ev->t1 > s->last_t1)
-		s->last_t1 = ev->t1;
 	if (ev->op->kind != GT_KIND_LAUNCH)
 		add_other(m, s, ev);
 	else if (s->live)       /* a launch ends its thread's pending copy */
@@ -198,7 +196,7 @@ struct pinned_allocs memory_pinned_allocs(const struct model *m)
 static void steady_allocs(const struct model *m, uint64_t *c)
 {
 	const struct memory_stats *s = m->memory;
-	uint64_t from = s->first_t0 + (s->last_t1 - s->first_t0) / 4;
+	uint64_t from = s->first_t0 + (m->last_t1 - s->first_t0) / 4;
 	uint64_t sec = from > m->start_ns ? (from - m->start_ns) / 1000000000u + 1 : 1;
 	const struct second *one;
 	size_t pos = 0;

@@ -33,11 +33,22 @@
 typedef void (*add_fn)(struct model *m, const struct dump_reader *r,
 		       const struct dump_record *rec);
 
+/* What a pass's part of the model must be for it to take some events. */
+enum gate {
+	ANY,
+	WITH_NVTX,                          /* m->nvtx set */
+	WITH_GPU,                           /* m->gpu set */
+	WITH_TIMELINE,                      /* m->timeline set */
+};
+
 struct pass {
 	const char *name;                   /* for the reader of this table */
 	add_fn add;                         /* NULL: none */
 	uint32_t events;                    /* the events it takes: KIND() of
 					       their op kind, or ALL */
+	uint32_t gated;                     /* those it takes only while gate
+					       holds: no call at all else */
+	enum gate gate;
 	void (*finish)(struct model *m);
 	void (*release)(struct model *m);
 };
@@ -76,16 +87,8 @@ static void gpu_event_record(struct model *m, const struct dump_reader *r,
 		gpu_add_event(m, r, &rec->event, m->ev_row);
 }
 
-/* Launches count for NVTX ranges only once there are some (nvtx_add). */
-static void nvtx_record(struct model *m, const struct dump_reader *r,
-			const struct dump_record *rec)
-{
-	if (rec->type != DUMP_EVENT || rec->event.op->kind != GT_KIND_LAUNCH ||
-	    m->nvtx)
-		nvtx_add(m, r, rec);
-}
-
-/* The HTML report's timeline, when asked for (loader_model_with()). */
+/* The HTML report's timeline, when asked for (loader_model_with()): its
+ * events come only then (WITH_TIMELINE), the other records always. */
 static void timeline_record(struct model *m, const struct dump_reader *r,
 			    const struct dump_record *rec)
 {
@@ -102,44 +105,85 @@ static void nvtx_finish_busy(struct model *m)
 #define KIND(k) (1u << ((k) < 31 ? (k) : 31))
 #define ALL UINT32_MAX
 
+/* Launches count for NVTX ranges only once there are some (nvtx_add);
+ * host events join GPU records only once there are some (gpu_add_event). */
 static const struct pass passes[] = {
-	{ "nccl",       nccl_add,         KIND(GT_KIND_NCCL),
+	{ "nccl",       nccl_add,         KIND(GT_KIND_NCCL), 0, ANY,
 	  NULL,             nccl_release },
-	{ "env",        env_add,          0,
+	{ "env",        env_add,          0, 0, ANY,
 	  NULL,             env_release },
-	{ "gpu",        gpu_add,          0,
+	{ "gpu",        gpu_add,          0, 0, ANY,
 	  gpu_finish,       gpu_release },
-	{ "nvtx",       nvtx_record,      KIND(GT_KIND_NVTX) | KIND(GT_KIND_LAUNCH),
+	{ "nvtx",       nvtx_add,         KIND(GT_KIND_NVTX),
+			KIND(GT_KIND_LAUNCH), WITH_NVTX,
 	  nvtx_finish_busy, nvtx_release },
-	{ "diagnosis",  diagnosis_add,    ALL,
+	{ "diagnosis",  diagnosis_add,    ALL, 0, ANY,
 	  diagnosis_finish, diagnosis_release },
-	{ "cost",       cost_record,      0,
+	{ "cost",       cost_record,      0, 0, ANY,
 	  cost_finish,      cost_release },
-	{ "model",      model_core_add,   ALL,
+	{ "model",      model_core_add,   ALL, 0, ANY,
 	  NULL,             model_core_release },
-	{ "memory",     memory_record,    ALL,
+	{ "memory",     memory_record,    ALL, 0, ANY,
 	  NULL,             memory_release },
 	{ "callsites",  callsites_record, KIND(GT_KIND_SYNC) | KIND(GT_KIND_COPY) |
 					  KIND(GT_KIND_NCCL) | KIND(GT_KIND_HOSTALLOC),
+			0, ANY,
 	  NULL,             callsites_release },
-	{ "gpu-events", gpu_event_record, ALL,
+	{ "gpu-events", gpu_event_record, 0, ALL, WITH_GPU,
 	  NULL,             NULL },
-	{ "timeline",   timeline_record,  ALL,
+	{ "timeline",   timeline_record,  0, ALL, WITH_TIMELINE,
 	  NULL,             timeline_release },
 };
 #define NPASSES (sizeof(passes) / sizeof(passes[0]))
 
-/* Most records are events: each goes only to the passes that take its
- * kind. */
-void pipeline_add(struct model *m, const struct dump_reader *r,
-		  const struct dump_record *rec)
+/* Inline: the gate of a pass is a test in the loop, not a call. */
+static ALWAYS_INLINE int gate_open(const struct model *m, enum gate gate)
 {
-	int event = rec->type == DUMP_EVENT;
-	uint32_t kind = event ? KIND(rec->event.op->kind) : 0;
+	switch (gate) {
+	case WITH_NVTX:
+		return m->nvtx != NULL;
+	case WITH_GPU:
+		return m->gpu != NULL;
+	case WITH_TIMELINE:
+		return m->timeline != NULL;
+	default:
+		return 1;
+	}
+}
 
+static ALWAYS_INLINE int takes(const struct pass *p, const struct model *m,
+			       uint32_t kind)
+{
+	return (p->events & kind) ||
+	       ((p->gated & kind) && gate_open(m, p->gate));
+}
+
+/* A record other than an event, to every pass: out of line (they are
+ * few), the events' loop alone goes inline into the reading loop. */
+static NOINLINE void add_record(struct model *m, const struct dump_reader *r,
+				const struct dump_record *rec)
+{
+#pragma GCC unroll 16
+	for (size_t i = 0; i < NPASSES; i++)
+		if (passes[i].add)
+			passes[i].add(m, r, rec);
+}
+
+/* Most records are events: each goes only to the passes that take its
+ * kind.  Inline in the reading loop (link-time optimization). */
+ALWAYS_INLINE void pipeline_add(struct model *m, const struct dump_reader *r,
+				const struct dump_record *rec)
+{
+	uint32_t kind;
+
+	if (rec->type != DUMP_EVENT) {
+		add_record(m, r, rec);
+		return;
+	}
+	kind = KIND(rec->event.op->kind);
 #pragma GCC unroll 16   /* direct calls: the table is constant */
 	for (size_t i = 0; i < NPASSES; i++)
-		if (passes[i].add && (!event || (passes[i].events & kind)))
+		if (passes[i].add && takes(&passes[i], m, kind))
 			passes[i].add(m, r, rec);
 }
 

@@ -197,6 +197,84 @@ static void test_few_as_buckets(void **state)
 	}
 }
 
+/* The one-index bucket is hist_locate()'s, at both ends of every block. */
+static void test_index_is_locate(void **state)
+{
+	unsigned b, sub, e;
+
+	(void)state;
+	for (e = 0; e < 64; e++) {
+		uint64_t lo = 1ull << e, v[4] = { lo, lo + 1, lo | (lo - 1),
+						  lo | (lo >> 1) };
+
+		for (unsigned i = 0; i < ARRAY_N(v); i++) {
+			hist_locate(v[i], &b, &sub);
+			assert_int_equal(hist_index(v[i]), b * HIST_SUB + sub);
+		}
+	}
+	hist_locate(0, &b, &sub);
+	assert_int_equal(hist_index(0), b * HIST_SUB + sub);
+}
+
+/* A histogram of 1000s whose bucket's low word is at low, then 3 more
+ * 1000s (the low word wraps when low is within 3 of UINT32_MAX) and 10
+ * of 5000 (a block not made at once). */
+static void near_full(struct hist *h, uint32_t low)
+{
+	unsigned b, sub;
+
+	hist_init(h);
+	for (int i = 0; i < HIST_FEW + 1; i++)
+		hist_add(h, 1000);
+	hist_locate(1000, &b, &sub);
+	h->block[b][sub] = low;
+	h->count = low;
+	h->total = (uint64_t)low * 1000;
+	for (int i = 0; i < 3; i++)
+		hist_add(h, 1000);
+	for (int i = 0; i < 10; i++)
+		hist_add(h, 5000);
+}
+
+/* The median of a histogram with 2^32 and more 1000s before ten 5000s:
+ * the bucket of 1000 (1000 to 1007, its middle 1003). */
+static void assert_median_1000(const struct hist *h)
+{
+	assert_int_equal(hist_quantile(h, 0.5), 1003);
+	assert_int_equal(hist_quantile(h, 0), 1000);
+	assert_int_equal(hist_quantile(h, 1), 5000);
+}
+
+/* A bucket counting past UINT32_MAX carries into its high word: the
+ * count stays exact, by adds and by merges (whose low words' sum wraps
+ * too). */
+static void test_bucket_past_32_bits(void **state)
+{
+	struct hist h, g, sum;
+
+	(void)state;
+	near_full(&h, UINT32_MAX - 1);          /* 2^32 + 1 in the bucket */
+	assert_int_equal(h.count, (1ull << 32) + 11);
+	assert_non_null(h.high);
+	assert_median_1000(&h);
+	near_full(&g, UINT32_MAX - 3);          /* no carry: 2^32 - 1 */
+	assert_null(g.high);
+	hist_init(&sum);
+	hist_merge(&sum, &g);
+	hist_merge(&sum, &h);                   /* low words wrap: 2^33 */
+	hist_merge(&sum, &h);                   /* 3 * 2^32 + 1 */
+	assert_int_equal(sum.count, 3 * (1ull << 32) + 31);
+	assert_median_1000(&sum);
+	/* the last 1000 and the first 5000 */
+	assert_int_equal(hist_quantile(&sum, (3.0 * 4294967296.0 + 0.5) /
+					     (double)sum.count), 1003);
+	assert_int_equal(hist_quantile(&sum, (3.0 * 4294967296.0 + 1.5) /
+					     (double)sum.count), 5000);
+	hist_release(&h);
+	hist_release(&g);
+	hist_release(&sum);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +285,8 @@ int main(void)
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_constant),
 		cmocka_unit_test(test_few_as_buckets),
+		cmocka_unit_test(test_index_is_locate),
+		cmocka_unit_test(test_bucket_past_32_bits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
