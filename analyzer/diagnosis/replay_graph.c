@@ -88,11 +88,11 @@ static void sort_by_tid_t0(struct rp_ev *ev, size_t n)
 	} else {
 		for (size_t i = 0; i < n; i++)
 			o[i] = (struct sort_kv){ ev[i].t0, i };
-		sort_kv(o, n);
+		sort_kv_runs(o, n);
 		for (size_t i = 0; i < n; i++)
 			o[i].key = ev[o[i].val].tid;
 	}
-	sort_kv(o, n);
+	sort_kv_runs(o, n);
 	permute(ev, o, n);
 	free(o);
 }

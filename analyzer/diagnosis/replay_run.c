@@ -51,7 +51,10 @@ static uint64_t wait_until(const struct run_state *s, const struct rp_item *it)
 	return end;
 }
 
-static void queue_op(struct run_state *s, uint32_t idx, uint64_t t0)
+/* t is s->t, given so that the loop of run_items is made twice: with
+ * times to set and without (the fixes' replays). */
+static ALWAYS_INLINE void queue_op(struct run_state *s, uint32_t idx,
+				   uint64_t t0, struct rp_times *t)
 {
 	const struct rp_op *op = &s->g->ops[idx];
 	uint64_t start = max64(t0 + op->lat, s->send[op->stream] + op->gap);
@@ -60,21 +63,22 @@ static void queue_op(struct run_state *s, uint32_t idx, uint64_t t0)
 	s->send[op->stream] = end;
 	s->opend[idx] = end + 1;
 	s->gpu_end = max64(s->gpu_end, end);
-	if (s->t) {
-		s->t->op0[idx] = start;
-		s->t->op1[idx] = end;
+	if (t) {
+		t->op0[idx] = start;
+		t->op1[idx] = end;
 	}
 }
 
 /* Item idx of thread th, started at t0: when it ends. */
-static uint64_t step_item(struct run_state *s, size_t th, size_t idx,
-			  uint64_t t0)
+static ALWAYS_INLINE uint64_t step_item(struct run_state *s, size_t th,
+					size_t idx, uint64_t t0,
+					struct rp_times *t)
 {
 	const struct rp_item *it = &s->g->items[idx];
 	uint64_t t1;
 
 	if (it->op && it->op - 1 < s->g->nops)
-		queue_op(s, it->op - 1, t0);
+		queue_op(s, it->op - 1, t0, t);
 	t1 = t0 + it->own;
 	if (it->wkind != RW_NONE) {
 		uint64_t w = wait_until(s, it);
@@ -84,11 +88,11 @@ static uint64_t step_item(struct run_state *s, size_t th, size_t idx,
 	}
 	if (th == 0)
 		s->host_end = max64(s->host_end, t1);
-	if (s->t) {
-		s->t->it0[idx] = t0;
-		s->t->it1[idx] = t1;
-		if (th == 0 && it->step <= s->g->steps && !s->t->step0[it->step])
-			s->t->step0[it->step] = t0 + 1;
+	if (t) {
+		t->it0[idx] = t0;
+		t->it1[idx] = t1;
+		if (th == 0 && it->step <= s->g->steps && !t->step0[it->step])
+			t->step0[it->step] = t0 + 1;
 	}
 	return t1;
 }
@@ -108,18 +112,28 @@ static long pick(const struct run_state *s)
 /* Thread th's items while it stays the one furthest behind: its clock
  * under `before` (the earliest of the threads before it with items left)
  * and at most `after` (of those after it). */
-static void run_items(struct run_state *s, size_t th, uint64_t before,
-		      uint64_t after)
+static ALWAYS_INLINE void items_while(struct run_state *s, size_t th,
+				      uint64_t before, uint64_t after,
+				      struct rp_times *times)
 {
 	const struct rp_thread *t = &s->g->th[th];
 	size_t i = s->next[th];
 	uint64_t now = s->now[th];
 
 	do
-		now = step_item(s, th, t->first + i++, now);
+		now = step_item(s, th, t->first + i++, now, times);
 	while (i < t->n && now < before && now <= after);
 	s->next[th] = i;
 	s->now[th] = now;
+}
+
+static void run_items(struct run_state *s, size_t th, uint64_t before,
+		      uint64_t after)
+{
+	if (s->t)
+		items_while(s, th, before, after, s->t);
+	else
+		items_while(s, th, before, after, NULL);
 }
 
 /* Thread th, picked, goes on while it stays the one furthest behind (the

@@ -199,6 +199,83 @@ void sort_kv(struct sort_kv *v, size_t n)
 		kv_radix(v, n, &p);
 }
 
+#define RUNS_MAX 64     /* ascending runs sort_kv_runs merges, at most */
+
+/* a[0..na) and b[0..nb), sorted, into out; at equal keys a's first. */
+static void kv_merge(const struct sort_kv *a, size_t na,
+		     const struct sort_kv *b, size_t nb, struct sort_kv *out)
+{
+	while (na && nb) {
+		if (b->key < a->key) {
+			*out++ = *b++;
+			nb--;
+		} else {
+			*out++ = *a++;
+			na--;
+		}
+	}
+	memcpy(out, a, na * sizeof(*a));
+	memcpy(out + na, b, nb * sizeof(*b));
+}
+
+/* The starts of v's ascending runs in at[0..), n at the end; 0 if more
+ * than RUNS_MAX. */
+static size_t kv_runs(const struct sort_kv *v, size_t n, size_t *at)
+{
+	size_t nr = 1;
+
+	at[0] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (v[i].key < v[i - 1].key) {
+			if (nr == RUNS_MAX)
+				return 0;
+			at[nr++] = i;
+		}
+	at[nr] = n;
+	return nr;
+}
+
+/* Runs [at[r], at[r + 1]) of src merged two by two into dst; at and the
+ * count of runs become those of dst. */
+static size_t kv_merge_pass(const struct sort_kv *src, struct sort_kv *dst,
+			    size_t *at, size_t nr)
+{
+	size_t k = 0;
+
+	for (size_t r = 0; r < nr; r += 2) {
+		size_t a = at[r], m = at[r + 1], e = r + 1 < nr ? at[r + 2] : m;
+
+		kv_merge(src + a, m - a, src + m, e - m, dst + a);
+		at[k++] = a;
+	}
+	at[k] = at[nr];
+	return k;
+}
+
+void sort_kv_runs(struct sort_kv *v, size_t n)
+{
+	size_t at[RUNS_MAX + 1], nr = n ? kv_runs(v, n, at) : 1;
+	struct sort_kv *tmp, *src = v, *dst;
+
+	if (!nr) {
+		sort_kv(v, n);
+		return;
+	}
+	if (nr == 1)
+		return;
+	tmp = dst = xmalloc(n * sizeof(*tmp));
+	while (nr > 1) {
+		struct sort_kv *t = src;
+
+		nr = kv_merge_pass(src, dst, at, nr);
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+}
+
 void sort_u64(uint64_t *v, size_t n)
 {
 	struct sort_kv *kv = xmalloc((n + 1) * sizeof(*kv));

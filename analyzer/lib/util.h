@@ -62,6 +62,8 @@ struct sort_kv {
 
 /* Sort v[0..n) by key, stable: equal keys keep their order. */
 void sort_kv(struct sort_kv *v, size_t n);
+/* The same, faster where v is a few ascending runs (a merge of them). */
+void sort_kv_runs(struct sort_kv *v, size_t n);
 
 /* The word for a count of n: one if n is 1, else many ("copy", "copies";
  * "", "s" for a plural in -s). */

@@ -2,7 +2,7 @@
 /*
  * test_analyzer_tables.c - the analyzer's fast tables against plain
  * answers: the radix sorts give qsort's order (sort_kv keeps equal keys
- * in order), the quickselect the value the sorted array holds, an integer map's array of small keys and its memory of the
+ * in order; the merge of ascending runs gives sort_kv's), the quickselect the value the sorted array holds, an integer map's array of small keys and its memory of the
  * last value found never answer with a value it no longer holds, and the
  * replay's chunk-times table says "outside" or "in order" only when it is.
  */
@@ -106,6 +106,39 @@ static void test_sort_kv_stable(void **state)
 			}
 			free(v);
 		}
+}
+
+/* Runs of ascending keys (nruns of them, keys from few values when dups)
+ * sorted by sort_kv_runs: what sort_kv gives, equal keys in order. */
+static void check_runs(size_t n, size_t nruns, int dups)
+{
+	struct sort_kv *v = malloc(n * sizeof(*v)), *w = malloc(n * sizeof(*w));
+	uint64_t key = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i % (n / nruns + 1) == 0)
+			key = rng() % 1000;
+		key += dups ? rng() % 2 : 1 + rng() % 50;
+		v[i] = (struct sort_kv){ key, i };
+	}
+	memcpy(w, v, n * sizeof(*w));
+	sort_kv_runs(v, n);
+	sort_kv(w, n);
+	assert_memory_equal(v, w, n * sizeof(*v));
+	free(v);
+	free(w);
+}
+
+static void test_sort_kv_runs(void **state)
+{
+	static const size_t runs[] = { 1, 2, 3, 8, 63, 64, 65, 500 };
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++)
+		for (int dups = 0; dups < 2; dups++)
+			check_runs(20000, runs[r], dups);
+	check_runs(1, 1, 0);
+	check_runs(2, 2, 1);
 }
 
 /* Every key's value through hmap_get_int against a plain array. */
@@ -213,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_sort_u64),
 		cmocka_unit_test(test_select_u64),
 		cmocka_unit_test(test_sort_kv_stable),
+		cmocka_unit_test(test_sort_kv_runs),
 		cmocka_unit_test(test_hmap_int),
 		cmocka_unit_test(test_chunk_times),
 		cmocka_unit_test(test_chunk_times_order),
