@@ -89,8 +89,9 @@ static void add_event(struct model *m, struct diagnosis *d,
 	}
 }
 
-/* Records other than events. */
-static void add_other(struct model *m, struct diagnosis *d,
+/* Records other than events (out of line: an event's path saves no
+ * registers for them). */
+static NOINLINE void add_other(struct model *m, struct diagnosis *d,
 		      const struct dump_reader *r, const struct dump_record *rec)
 {
 	switch (rec->type) {

@@ -175,27 +175,40 @@ host_event(struct diagnosis *d, struct host_thread *t, const struct dump_event *
 		  .cat = (uint8_t)cat, .flags = flags, .calls = 1 });
 }
 
-/* Most events: a launch that goes on with its thread's run
- * (what host_event does with it, in short). */
+/* Kinds that always feed the GPU (a copy's arguments say whether it does). */
+#define FEED_KINDS (1u << GT_KIND_LAUNCH | 1u << GT_KIND_GRAPH | 1u << GT_KIND_SET)
+
+/* Whether ev feeds the GPU without a wait's flags (a copy: pinned, async). */
+static int feeds(const struct dump_event *ev)
+{
+	uint8_t flags;
+
+	if ((1u << ev->op->kind) & FEED_KINDS)
+		return 1;
+	return ev->op->kind == GT_KIND_COPY && copy_cat(ev, &flags) == HC_FEED;
+}
+
+/* Most events: a call that feeds the GPU and goes on with its thread's
+ * run (what host_event does with it, in short). */
 void idle_host_event(struct model *m, struct diagnosis *d,
 		     const struct dump_event *ev)
 {
 	struct host_thread *t = thread_of(d, ev->tid);
 	struct host_span *run = &t->run;
+	uint8_t kind = ev->op->kind;
 
 	(void)m;
-	if (ev->op->kind != GT_KIND_LAUNCH || ev->dur >= DIAG_BLOCKED_NS ||
-	    !run->calls || ev->t0 < run->t0 ||
+	if (ev->dur >= DIAG_BLOCKED_NS || !run->calls || ev->t0 < run->t0 ||
 	    ev->t0 >= run->t1 + DIAG_FEED_GAP_NS || !d->first_t ||
-	    ev->t0 < d->first_t) {
+	    ev->t0 < d->first_t || !feeds(ev)) {
 		host_event(d, t, ev);
 		return;
 	}
 	if (ev->t1 > d->last_t)
 		d->last_t = ev->t1;
-	t->last_dir = 0;
+	t->last_dir = kind == GT_KIND_COPY ? ev->op->direction : 0;
 	t->last_t1 = ev->t1;
-	t->launches++;
+	t->launches += kind == GT_KIND_LAUNCH;
 	run->t1 = ev->t1 > run->t1 ? ev->t1 : run->t1;
 	run->cuda_ns = sat32((uint64_t)run->cuda_ns + ev->dur);
 	run->calls++;
