@@ -219,7 +219,8 @@ struct period_det {
 					   call that starts a step */
 	uint32_t anchor_w;
 	uint32_t anchor_tok;            /* the newest of those w: no other
-					   token ends a gram of the anchor */
+					   token ends a gram of the anchor
+					   (UINT32_MAX while no period) */
 	uint64_t *bounds;               /* step starts: anchor launches */
 	uint64_t *ends;                 /* each one's call before: the end
 					   of the step before's calls */
@@ -229,7 +230,9 @@ struct period_det {
 	int capped;                     /* bounds reached DIAG_MAX_STEPS */
 	uint32_t checks, agree;         /* checks made, agreeing with period */
 	uint32_t tp;                    /* the period the last full check found */
-	uint64_t run;                   /* newest calls equal to the one tp before */
+	uint64_t run;                   /* newest calls equal to the one tp
+					   before (tp 0: to themselves, not
+					   read; tp <= seen) */
 	uint32_t kept, kept_sub;        /* the whole ring's period and sub period */
 	uint32_t kept_tp;               /* ... found with this tp */
 	uint64_t kept_seen;             /* ... at this call */
@@ -547,14 +550,9 @@ static inline void steps_period_token(struct diagnosis *d, uint32_t tid,
 	at = (size_t)(p->seen % PERIOD_WINDOW);
 	p->tok[at] = tok;
 	p->t[at] = t;
-	if (p->tp && p->seen >= p->tp &&
-	    p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok)
-		p->run++;
-	else
-		p->run = 0;
+	p->run = p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok ? p->run + 1 : 0;
 	p->seen++;
-	if ((p->period && tok == p->anchor_tok) ||
-	    p->seen % PERIOD_CHECK_EVERY == 0)
+	if (tok == p->anchor_tok || p->seen % PERIOD_CHECK_EVERY == 0)
 		steps_period_more(p, tok);
 }
 int steps_period_pick(struct diagnosis *d, struct step_stats *s);
