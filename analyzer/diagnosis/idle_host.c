@@ -175,35 +175,30 @@ host_event(struct diagnosis *d, struct host_thread *t, const struct dump_event *
 		  .cat = (uint8_t)cat, .flags = flags, .calls = 1 });
 }
 
-/* Kinds that always feed the GPU (a copy's arguments say whether it does). */
-#define FEED_KINDS (1u << GT_KIND_LAUNCH | 1u << GT_KIND_GRAPH | 1u << GT_KIND_SET)
-
-/* Whether ev feeds the GPU without a wait's flags (a copy: pinned, async). */
-static int feeds(const struct dump_event *ev)
+/* Whether ev feeds the GPU without a wait's flags (launches, memsets;
+ * a copy when pinned and async, if copies are looked at). */
+static int feeds(const struct dump_event *ev, int copies)
 {
-	uint8_t flags;
+	uint8_t kind = ev->op->kind, flags;
 
-	if ((1u << ev->op->kind) & FEED_KINDS)
+	if (kind == GT_KIND_LAUNCH || kind == GT_KIND_GRAPH || kind == GT_KIND_SET)
 		return 1;
-	return ev->op->kind == GT_KIND_COPY && copy_cat(ev, &flags) == HC_FEED;
+	return copies && kind == GT_KIND_COPY && copy_cat(ev, &flags) == HC_FEED;
 }
 
-/* Most events: a call that feeds the GPU and goes on with its thread's
- * run (what host_event does with it, in short). */
-void idle_host_event(struct model *m, struct diagnosis *d,
-		     const struct dump_event *ev)
+/* Most events: a call of thread t that feeds the GPU and goes on with its
+ * run (what host_event does with it, in short); 0 with nothing done for
+ * other events (and copies unless copies). */
+static inline int short_event(struct diagnosis *d, struct host_thread *t,
+			      const struct dump_event *ev, int copies)
 {
-	struct host_thread *t = thread_of(d, ev->tid);
 	struct host_span *run = &t->run;
 	uint8_t kind = ev->op->kind;
 
-	(void)m;
 	if (ev->dur >= DIAG_BLOCKED_NS || !run->calls || ev->t0 < run->t0 ||
 	    ev->t0 >= run->t1 + DIAG_FEED_GAP_NS || !d->first_t ||
-	    ev->t0 < d->first_t || !feeds(ev)) {
-		host_event(d, t, ev);
-		return;
-	}
+	    ev->t0 < d->first_t || !feeds(ev, copies))
+		return 0;
 	if (ev->t1 > d->last_t)
 		d->last_t = ev->t1;
 	t->last_dir = kind == GT_KIND_COPY ? ev->op->direction : 0;
@@ -212,6 +207,27 @@ void idle_host_event(struct model *m, struct diagnosis *d,
 	run->t1 = ev->t1 > run->t1 ? ev->t1 : run->t1;
 	run->cuda_ns = sat32((uint64_t)run->cuda_ns + ev->dur);
 	run->calls++;
+	return 1;
+}
+
+/* short_event for a call of the thread looked up last (no lookup), but
+ * a copy (whose test would take registers from the caller). */
+int idle_host_short(struct diagnosis *d, const struct dump_event *ev)
+{
+	struct host_thread *t = d->last_thread;
+
+	return t && t->tid == ev->tid && short_event(d, t, ev, 0);
+}
+
+void idle_host_event(struct model *m, struct diagnosis *d,
+		     const struct dump_event *ev)
+{
+	struct host_thread *t = thread_of(d, ev->tid);
+
+	(void)m;
+	d->last_thread = t;
+	if (!short_event(d, t, ev, 1))
+		host_event(d, t, ev);
 }
 
 void idle_host_flush(struct diagnosis *d)
