@@ -130,10 +130,10 @@ static NOINLINE void add_event(struct model *m, struct diagnosis *d,
 		return;
 	}
 	idle_host_event(m, d, ev);
-	if (!(p = short_launch(d, ev, &tok)))
-		gpu_side(d, ev, kind);
-	else
+	if ((p = short_launch(d, ev, &tok)))
 		steps_period_add(p, tok, ev->t0);
+	else if (kind >= GT_KIND_LAUNCH && kind <= GT_KIND_SET)
+		gpu_side(d, ev, kind);          /* a GPU call (gpu_call) */
 }
 
 /* Records other than events (out of line: an event's path saves no

@@ -128,22 +128,34 @@ static uint32_t sat32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-static void feed(struct diagnosis *d, struct host_thread *t,
-		 const struct dump_event *ev)
+/* Whether ev goes on with the open run of its thread (calls 0: none). */
+static int in_run(const struct host_span *run, const struct dump_event *ev)
+{
+	return ev->t0 >= run->t0 && ev->t0 < run->t1 + DIAG_FEED_GAP_NS;
+}
+
+/* ev in the run of its thread t: it goes on with it, or opens it. */
+static void run_add(struct host_thread *t, const struct dump_event *ev)
 {
 	struct host_span *run = &t->run;
 
-	if (run->calls && ev->t0 >= run->t0 &&
-	    ev->t0 < run->t1 + DIAG_FEED_GAP_NS) {
+	if (run->calls) {
 		run->t1 = ev->t1 > run->t1 ? ev->t1 : run->t1;
 		run->cuda_ns = sat32((uint64_t)run->cuda_ns + ev->dur);
 		run->calls++;
 		return;
 	}
-	close_run(d, t);
 	*run = (struct host_span){ .t0 = ev->t0, .t1 = ev->t1,
 				   .cuda_ns = sat32(ev->dur), .thread = t->index,
 				   .cat = HC_FEED, .calls = 1 };
+}
+
+static void feed(struct diagnosis *d, struct host_thread *t,
+		 const struct dump_event *ev)
+{
+	if (t->run.calls && !in_run(&t->run, ev))
+		close_run(d, t);
+	run_add(t, ev);
 }
 
 static NOINLINE void
@@ -187,26 +199,22 @@ static int feeds(const struct dump_event *ev, int copies)
 }
 
 /* Most events: a call of thread t that feeds the GPU and goes on with its
- * run (what host_event does with it, in short); 0 with nothing done for
- * other events (and copies unless copies). */
+ * run or opens one (what host_event does with it, in short); 0 with
+ * nothing done for other events (and copies unless copies). */
 static inline int short_event(struct diagnosis *d, struct host_thread *t,
 			      const struct dump_event *ev, int copies)
 {
-	struct host_span *run = &t->run;
 	uint8_t kind = ev->op->kind;
 
-	if (ev->dur >= DIAG_BLOCKED_NS || !run->calls || ev->t0 < run->t0 ||
-	    ev->t0 >= run->t1 + DIAG_FEED_GAP_NS || !d->first_t ||
-	    ev->t0 < d->first_t || !feeds(ev, copies))
+	if (ev->dur >= DIAG_BLOCKED_NS || (t->run.calls && !in_run(&t->run, ev)) ||
+	    !d->first_t || ev->t0 < d->first_t || !feeds(ev, copies))
 		return 0;
 	if (ev->t1 > d->last_t)
 		d->last_t = ev->t1;
 	t->last_dir = kind == GT_KIND_COPY ? ev->op->direction : 0;
 	t->last_t1 = ev->t1;
 	t->launches += kind == GT_KIND_LAUNCH;
-	run->t1 = ev->t1 > run->t1 ? ev->t1 : run->t1;
-	run->cuda_ns = sat32((uint64_t)run->cuda_ns + ev->dur);
-	run->calls++;
+	run_add(t, ev);
 	return 1;
 }
 
