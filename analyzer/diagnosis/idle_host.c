@@ -187,27 +187,34 @@ host_event(struct diagnosis *d, struct host_thread *t, const struct dump_event *
 		  .cat = (uint8_t)cat, .flags = flags, .calls = 1 });
 }
 
-/* Whether ev feeds the GPU without a wait's flags (launches, memsets;
- * a copy when pinned and async, if copies are looked at). */
-static int feeds(const struct dump_event *ev, int copies)
+/* Whether ev feeds the GPU without a wait's flags: launches, memsets,
+ * async copies of pinned memory (only those to or from the device unless
+ * all_copies: a test of few registers). */
+static int feeds(const struct dump_event *ev, int all_copies)
 {
-	uint8_t kind = ev->op->kind, flags;
+	uint8_t kind = ev->op->kind, dir = ev->op->direction, flags;
 
 	if (kind == GT_KIND_LAUNCH || kind == GT_KIND_GRAPH || kind == GT_KIND_SET)
 		return 1;
-	return copies && kind == GT_KIND_COPY && copy_cat(ev, &flags) == HC_FEED;
+	if (kind != GT_KIND_COPY)
+		return 0;
+	if (all_copies)
+		return copy_cat(ev, &flags) == HC_FEED;
+	return (dir == GT_DIR_HTOD || dir == GT_DIR_DTOH) &&
+	       (ev->op->flags & GT_OPF_ASYNC) &&
+	       (ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK) == GT_MEM_PINNED;
 }
 
 /* Most events: a call of thread t that feeds the GPU and goes on with its
  * run or opens one (what host_event does with it, in short); 0 with
- * nothing done for other events (and copies unless copies). */
+ * nothing done for other events (feeds). */
 static inline int short_event(struct diagnosis *d, struct host_thread *t,
-			      const struct dump_event *ev, int copies)
+			      const struct dump_event *ev, int all_copies)
 {
 	uint8_t kind = ev->op->kind;
 
 	if (ev->dur >= DIAG_BLOCKED_NS || (t->run.calls && !in_run(&t->run, ev)) ||
-	    !d->first_t || ev->t0 < d->first_t || !feeds(ev, copies))
+	    !d->first_t || ev->t0 < d->first_t || !feeds(ev, all_copies))
 		return 0;
 	if (ev->t1 > d->last_t)
 		d->last_t = ev->t1;
@@ -218,8 +225,7 @@ static inline int short_event(struct diagnosis *d, struct host_thread *t,
 	return 1;
 }
 
-/* short_event for a call of the thread looked up last (no lookup), but
- * a copy (whose test would take registers from the caller). */
+/* short_event for a call of the thread looked up last (no lookup). */
 int idle_host_short(struct diagnosis *d, const struct dump_event *ev)
 {
 	struct host_thread *t = d->last_thread;
