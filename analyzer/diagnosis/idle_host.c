@@ -225,21 +225,30 @@ static inline int short_event(struct diagnosis *d, struct host_thread *t,
 	return 1;
 }
 
-/* short_event for a call of the thread looked up last (no lookup). */
-int idle_host_short(struct diagnosis *d, const struct dump_event *ev)
+/* The thread looked up last if it is tid, else NULL. */
+static struct host_thread *known_thread(const struct diagnosis *d, uint32_t tid)
 {
 	struct host_thread *t = d->last_thread;
 
-	return t && t->tid == ev->tid && short_event(d, t, ev, 0);
+	return t && t->tid == tid ? t : NULL;
+}
+
+/* short_event for a call of the thread looked up last (no lookup). */
+int idle_host_short(struct diagnosis *d, const struct dump_event *ev)
+{
+	struct host_thread *t = known_thread(d, ev->tid);
+
+	return t && short_event(d, t, ev, 0);
 }
 
 void idle_host_event(struct model *m, struct diagnosis *d,
 		     const struct dump_event *ev)
 {
-	struct host_thread *t = thread_of(d, ev->tid);
+	struct host_thread *t = known_thread(d, ev->tid);
 
 	(void)m;
-	d->last_thread = t;
+	if (!t)
+		d->last_thread = t = thread_of(d, ev->tid);
 	if (!short_event(d, t, ev, 1))
 		host_event(d, t, ev);
 }
