@@ -31,6 +31,12 @@ struct diagnosis *diagnosis_of(struct model *m)
 	return m->diag;
 }
 
+/* A launch's token: its kernel's function, from its shape's info. */
+static uint32_t launch_tok(uintptr_t info)
+{
+	return info ? (uint32_t)(info >> SHAPE_FN_SHIFT) : 0x3fffffffu;
+}
+
 /* A launch: counted in its bucket with its shape's grid class; its
  * token is its kernel's function (shape_info). */
 static uint32_t launch(struct diagnosis *d, const struct dump_event *ev)
@@ -40,7 +46,7 @@ static uint32_t launch(struct diagnosis *d, const struct dump_event *ev)
 			 (uintptr_t)hmap_get_int(&d->shape_info, id) : 0;
 
 	idle_gpu_launch(d, ev, 0, info & SHAPE_CLASS_MASK);
-	return info ? (uint32_t)(info >> SHAPE_FN_SHIFT) : 0x3fffffffu;
+	return launch_tok(info);
 }
 
 /*
@@ -72,10 +78,51 @@ static int gpu_call(struct diagnosis *d, const struct dump_event *ev,
 	}
 }
 
-static void add_event(struct model *m, struct diagnosis *d,
-		      const struct dump_reader *r, const struct dump_event *ev)
+/* The GPU side of a call: counted per bucket when it feeds the GPU, its
+ * token to the step finder. */
+static NOINLINE void gpu_side(struct diagnosis *d, const struct dump_event *ev,
+			      uint8_t kind)
+{
+	uint32_t tok;
+
+	if (gpu_call(d, ev, kind, &tok) && !ev->result) {
+		d->gpu_calls++;
+		steps_period_token(d, ev->tid, tok, ev->t0);
+	}
+}
+
+/*
+ * Most calls: a launch whose shape is a dense key, in the last bucket
+ * asked for, by the thread whose detector was asked for last: counted,
+ * its token in *tok, without a call; its detector, or NULL with nothing
+ * done for other calls.
+ */
+static inline struct period_det *short_launch(struct diagnosis *d,
+					      const struct dump_event *ev,
+					      uint32_t *tok)
+{
+	uint64_t id = ev->arg[GT_ARG_LAUNCH_SHAPE];
+	struct period_det *p = d->last_det;
+	uintptr_t info;
+
+	if (ev->op->kind != GT_KIND_LAUNCH || id >= HMAP_DENSE || ev->result ||
+	    ev->t0 - d->last_b_lo >= d->last_b_len || !p || p->tid != ev->tid)
+		return NULL;
+	info = (uintptr_t)hmap_get_int(&d->shape_info, id);
+	idle_count_in(d->last_b, ev->t0);
+	idle_gpu_launch_in(d->last_b, ev, 0, info & SHAPE_CLASS_MASK);
+	*tok = launch_tok(info);
+	d->gpu_calls++;
+	return p;
+}
+
+/* An event, all of it (out of line: the short path's way out). */
+static NOINLINE void add_event(struct model *m, struct diagnosis *d,
+			       const struct dump_reader *r,
+			       const struct dump_event *ev)
 {
 	uint8_t kind = ev->op->kind;
+	struct period_det *p;
 	uint32_t tok;
 
 	if (kind == GT_KIND_NVTX) {
@@ -83,15 +130,17 @@ static void add_event(struct model *m, struct diagnosis *d,
 		return;
 	}
 	idle_host_event(m, d, ev);
-	if (gpu_call(d, ev, kind, &tok) && !ev->result) {
-		d->gpu_calls++;
-		steps_period_token(d, ev->tid, tok, ev->t0);
-	}
+	if ((p = short_launch(d, ev, &tok)))
+		steps_period_add(p, tok, ev->t0);
+	else if (kind >= GT_KIND_LAUNCH && kind <= GT_KIND_SET)
+		gpu_side(d, ev, kind);          /* a GPU call (gpu_call) */
 }
 
-/* Records other than events. */
-static void add_other(struct model *m, struct diagnosis *d,
-		      const struct dump_reader *r, const struct dump_record *rec)
+/* Records other than events (out of line: an event's path saves no
+ * registers for them). */
+static NOINLINE void add_other(struct model *m, struct diagnosis *d,
+			       const struct dump_reader *r,
+			       const struct dump_record *rec)
 {
 	switch (rec->type) {
 	case DUMP_GPU:
@@ -111,10 +160,11 @@ static void add_other(struct model *m, struct diagnosis *d,
 	}
 }
 
-void diagnosis_add(struct model *m, const struct dump_reader *r,
-		   const struct dump_record *rec)
+/* A record, all of it. */
+static NOINLINE void add_record(struct model *m, const struct dump_reader *r,
+				const struct dump_record *rec)
 {
-	struct diagnosis *d = m->diag ? m->diag : diagnosis_of(m);
+	struct diagnosis *d = diagnosis_of(m);
 
 	if (rec->type != DUMP_EVENT) {
 		add_other(m, d, r, rec);
@@ -122,6 +172,52 @@ void diagnosis_add(struct model *m, const struct dump_reader *r,
 	}
 	chunk_times_add(&d->chunk_times, rec->offset, rec->event.t0);
 	add_event(m, d, r, &rec->event);
+}
+
+/* An event once its chunk is counted. */
+static NOINLINE void add_rest(struct model *m, const struct dump_reader *r,
+			      const struct dump_record *rec)
+{
+	add_event(m, m->diag, r, &rec->event);
+}
+
+/* An event's GPU side, once its host side is done. */
+static NOINLINE void add_gpu(struct model *m, const struct dump_reader *r,
+			     const struct dump_record *rec)
+{
+	(void)r;
+	gpu_side(m->diag, &rec->event, rec->event.op->kind);
+}
+
+/*
+ * Most events take the short path, which makes no call but the last
+ * (each way out is one, with the arguments as they came, the rest of the
+ * work out of line), so it saves few registers: an event of the chunk
+ * before, a call that goes on with its thread's run, a launch
+ * (short_launch).
+ */
+void diagnosis_add(struct model *m, const struct dump_reader *r,
+		   const struct dump_record *rec)
+{
+	struct diagnosis *d = m->diag;
+	const struct dump_event *ev = &rec->event;
+	struct period_det *p;
+	uint32_t tok;
+
+	if (!d || rec->type != DUMP_EVENT ||
+	    !chunk_times_same(&d->chunk_times, rec->offset, ev->t0)) {
+		add_record(m, r, rec);
+		return;
+	}
+	if (!idle_host_short(d, ev)) {
+		add_rest(m, r, rec);
+		return;
+	}
+	if (!(p = short_launch(d, ev, &tok))) {
+		add_gpu(m, r, rec);
+		return;
+	}
+	steps_period_add(p, tok, ev->t0);
 }
 
 void diagnosis_finish(struct model *m)

@@ -219,7 +219,8 @@ struct period_det {
 					   call that starts a step */
 	uint32_t anchor_w;
 	uint32_t anchor_tok;            /* the newest of those w: no other
-					   token ends a gram of the anchor */
+					   token ends a gram of the anchor
+					   (UINT32_MAX while no period) */
 	uint64_t *bounds;               /* step starts: anchor launches */
 	uint64_t *ends;                 /* each one's call before: the end
 					   of the step before's calls */
@@ -229,7 +230,9 @@ struct period_det {
 	int capped;                     /* bounds reached DIAG_MAX_STEPS */
 	uint32_t checks, agree;         /* checks made, agreeing with period */
 	uint32_t tp;                    /* the period the last full check found */
-	uint64_t run;                   /* newest calls equal to the one tp before */
+	uint64_t run;                   /* newest calls equal to the one tp
+					   before (tp 0: to themselves, not
+					   read; tp <= seen) */
 	uint32_t kept, kept_sub;        /* the whole ring's period and sub period */
 	uint32_t kept_tp;               /* ... found with this tp */
 	uint64_t kept_seen;             /* ... at this call */
@@ -335,25 +338,32 @@ struct chunk_times {
 
 void chunk_times_new(struct chunk_times *c, uint64_t off, uint64_t t);
 
-/* An event of the chunk at off, which starts at t (the last entry holds
- * that chunk alone: while its events come in order, hi is the last one's
- * start). */
-static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
+/* An event of the chunk at off, which starts at t, counted in the last
+ * entry when it holds that chunk (1); 0 with nothing done when the event
+ * opens a new chunk (chunk_times_new).  The last entry holds that chunk
+ * alone: while its events come in order, hi is the last one's start. */
+static inline int chunk_times_same(struct chunk_times *c, uint64_t off,
 				   uint64_t t)
 {
 	struct chunk_time *e = c->last;
 
-	if (!e || off > c->last_off) {
-		chunk_times_new(c, off, t);
-		return;
-	}
+	if (!e || off > c->last_off)
+		return 0;
 	if (t >= e->hi) {
 		e->hi = t;
-		return;
+		return 1;
 	}
 	e->unordered = 1;
 	if (t < e->lo)
 		e->lo = t;
+	return 1;
+}
+
+static inline void chunk_times_add(struct chunk_times *c, uint64_t off,
+				   uint64_t t)
+{
+	if (!chunk_times_same(c, off, t))
+		chunk_times_new(c, off, t);
 }
 int chunk_times_outside(const struct chunk_times *c, size_t *at, uint64_t off,
 			uint64_t lo, uint64_t hi, uint64_t until);
@@ -366,6 +376,7 @@ void chunk_times_release(struct chunk_times *c);
 struct diagnosis {
 	/* host */
 	struct hmap threads;            /* tid -> struct host_thread */
+	struct host_thread *last_thread;        /* the last one looked up */
 	uint16_t nthreads;
 	struct host_span *spans;
 	size_t nspans, capspans;
@@ -444,6 +455,7 @@ struct diagnosis *diagnosis_of(struct model *m);
 /* idle_host.c */
 void idle_host_event(struct model *m, struct diagnosis *d,
 		     const struct dump_event *ev);
+int idle_host_short(struct diagnosis *d, const struct dump_event *ev);
 void idle_host_flush(struct diagnosis *d);
 void idle_host_segments(struct diagnosis *d);
 /* The segment at time t (binary search), or NULL. */
@@ -480,22 +492,29 @@ static inline struct kbucket *idle_bucket(struct diagnosis *d, uint64_t t)
 }
 
 /*
- * A launch (graph: a graph launch), counted in its bucket with the grid
- * class + 1 of its shape (cls, 0 unknown).  Inline: once per launch.
+ * A launch (graph: a graph launch), counted in its bucket b with the grid
+ * class + 1 of its shape (cls, 0 unknown).
  */
+static inline void idle_gpu_launch_in(struct kbucket *b,
+				      const struct dump_event *ev, int graph,
+				      unsigned cls)
+{
+	b->launches++;
+	b->launch_ns += ev->dur;
+	b->graphs += graph;
+	if (cls)
+		b->grid_launches[cls - 1]++;
+}
+
+/* The same, in its bucket found.  Inline: once per launch. */
 static inline void idle_gpu_launch(struct diagnosis *d,
 				   const struct dump_event *ev, int graph,
 				   unsigned cls)
 {
 	struct kbucket *b = idle_bucket(d, ev->t0);
 
-	if (!b)
-		return;
-	b->launches++;
-	b->launch_ns += ev->dur;
-	b->graphs += graph;
-	if (cls)
-		b->grid_launches[cls - 1]++;
+	if (b)
+		idle_gpu_launch_in(b, ev, graph, cls);
 }
 
 /* A host to device copy, counted in its bucket. */
@@ -532,6 +551,30 @@ struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid);
 void steps_period_more(struct period_det *p, uint32_t tok);
 
 /*
+ * The token tok of a GPU call at t into the ring of p; whether
+ * steps_period_more is to look at it (a step's start, or a check).
+ */
+static inline int steps_period_put(struct period_det *p, uint32_t tok,
+				   uint64_t t)
+{
+	size_t at = (size_t)(p->seen % PERIOD_WINDOW);
+
+	p->tok[at] = tok;
+	p->t[at] = t;
+	p->run = p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok ? p->run + 1 : 0;
+	p->seen++;
+	return tok == p->anchor_tok || p->seen % PERIOD_CHECK_EVERY == 0;
+}
+
+/* The same, and what is to follow it. */
+static inline void steps_period_add(struct period_det *p, uint32_t tok,
+				    uint64_t t)
+{
+	if (steps_period_put(p, tok, t))
+		steps_period_more(p, tok);
+}
+
+/*
  * The token tok of a GPU call at t by thread tid, into its thread's ring.
  * Inline: once per call; what is rare (another thread than the last
  * one, a step's start, a check) is out of line.
@@ -540,22 +583,10 @@ static inline void steps_period_token(struct diagnosis *d, uint32_t tid,
 				      uint32_t tok, uint64_t t)
 {
 	struct period_det *p = d->last_det;
-	size_t at;
 
 	if ((!p || p->tid != tid) && !(p = steps_period_det(d, tid)))
 		return;
-	at = (size_t)(p->seen % PERIOD_WINDOW);
-	p->tok[at] = tok;
-	p->t[at] = t;
-	if (p->tp && p->seen >= p->tp &&
-	    p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok)
-		p->run++;
-	else
-		p->run = 0;
-	p->seen++;
-	if ((p->period && tok == p->anchor_tok) ||
-	    p->seen % PERIOD_CHECK_EVERY == 0)
-		steps_period_more(p, tok);
+	steps_period_add(p, tok, t);
 }
 int steps_period_pick(struct diagnosis *d, struct step_stats *s);
 void steps_period_release(struct diagnosis *d);

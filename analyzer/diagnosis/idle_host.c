@@ -128,22 +128,34 @@ static uint32_t sat32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-static void feed(struct diagnosis *d, struct host_thread *t,
-		 const struct dump_event *ev)
+/* Whether ev goes on with the open run of its thread (calls 0: none). */
+static int in_run(const struct host_span *run, const struct dump_event *ev)
+{
+	return ev->t0 >= run->t0 && ev->t0 < run->t1 + DIAG_FEED_GAP_NS;
+}
+
+/* ev in the run of its thread t: it goes on with it, or opens it. */
+static void run_add(struct host_thread *t, const struct dump_event *ev)
 {
 	struct host_span *run = &t->run;
 
-	if (run->calls && ev->t0 >= run->t0 &&
-	    ev->t0 < run->t1 + DIAG_FEED_GAP_NS) {
+	if (run->calls) {
 		run->t1 = ev->t1 > run->t1 ? ev->t1 : run->t1;
 		run->cuda_ns = sat32((uint64_t)run->cuda_ns + ev->dur);
 		run->calls++;
 		return;
 	}
-	close_run(d, t);
 	*run = (struct host_span){ .t0 = ev->t0, .t1 = ev->t1,
 				   .cuda_ns = sat32(ev->dur), .thread = t->index,
 				   .cat = HC_FEED, .calls = 1 };
+}
+
+static void feed(struct diagnosis *d, struct host_thread *t,
+		 const struct dump_event *ev)
+{
+	if (t->run.calls && !in_run(&t->run, ev))
+		close_run(d, t);
+	run_add(t, ev);
 }
 
 static NOINLINE void
@@ -175,30 +187,70 @@ host_event(struct diagnosis *d, struct host_thread *t, const struct dump_event *
 		  .cat = (uint8_t)cat, .flags = flags, .calls = 1 });
 }
 
-/* Most events: a launch that goes on with its thread's run
- * (what host_event does with it, in short). */
+/* Whether ev feeds the GPU without a wait's flags: launches, memsets,
+ * async copies of pinned memory (only those to or from the device unless
+ * all_copies: a test of few registers). */
+static int feeds(const struct dump_event *ev, int all_copies)
+{
+	uint8_t kind = ev->op->kind, dir = ev->op->direction, flags;
+
+	if (kind == GT_KIND_LAUNCH || kind == GT_KIND_GRAPH || kind == GT_KIND_SET)
+		return 1;
+	if (kind != GT_KIND_COPY)
+		return 0;
+	if (all_copies)
+		return copy_cat(ev, &flags) == HC_FEED;
+	return (dir == GT_DIR_HTOD || dir == GT_DIR_DTOH) &&
+	       (ev->op->flags & GT_OPF_ASYNC) &&
+	       (ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK) == GT_MEM_PINNED;
+}
+
+/* Most events: a call of thread t that feeds the GPU and goes on with its
+ * run or opens one (what host_event does with it, in short); 0 with
+ * nothing done for other events (feeds). */
+static inline int short_event(struct diagnosis *d, struct host_thread *t,
+			      const struct dump_event *ev, int all_copies)
+{
+	uint8_t kind = ev->op->kind;
+
+	if (ev->dur >= DIAG_BLOCKED_NS || (t->run.calls && !in_run(&t->run, ev)) ||
+	    !d->first_t || ev->t0 < d->first_t || !feeds(ev, all_copies))
+		return 0;
+	if (ev->t1 > d->last_t)
+		d->last_t = ev->t1;
+	t->last_dir = kind == GT_KIND_COPY ? ev->op->direction : 0;
+	t->last_t1 = ev->t1;
+	t->launches += kind == GT_KIND_LAUNCH;
+	run_add(t, ev);
+	return 1;
+}
+
+/* The thread looked up last if it is tid, else NULL. */
+static struct host_thread *known_thread(const struct diagnosis *d, uint32_t tid)
+{
+	struct host_thread *t = d->last_thread;
+
+	return t && t->tid == tid ? t : NULL;
+}
+
+/* short_event for a call of the thread looked up last (no lookup). */
+int idle_host_short(struct diagnosis *d, const struct dump_event *ev)
+{
+	struct host_thread *t = known_thread(d, ev->tid);
+
+	return t && short_event(d, t, ev, 0);
+}
+
 void idle_host_event(struct model *m, struct diagnosis *d,
 		     const struct dump_event *ev)
 {
-	struct host_thread *t = thread_of(d, ev->tid);
-	struct host_span *run = &t->run;
+	struct host_thread *t = known_thread(d, ev->tid);
 
 	(void)m;
-	if (ev->op->kind != GT_KIND_LAUNCH || ev->dur >= DIAG_BLOCKED_NS ||
-	    !run->calls || ev->t0 < run->t0 ||
-	    ev->t0 >= run->t1 + DIAG_FEED_GAP_NS || !d->first_t ||
-	    ev->t0 < d->first_t) {
+	if (!t)
+		d->last_thread = t = thread_of(d, ev->tid);
+	if (!short_event(d, t, ev, 1))
 		host_event(d, t, ev);
-		return;
-	}
-	if (ev->t1 > d->last_t)
-		d->last_t = ev->t1;
-	t->last_dir = 0;
-	t->last_t1 = ev->t1;
-	t->launches++;
-	run->t1 = ev->t1 > run->t1 ? ev->t1 : run->t1;
-	run->cuda_ns = sat32((uint64_t)run->cuda_ns + ev->dur);
-	run->calls++;
 }
 
 void idle_host_flush(struct diagnosis *d)

@@ -333,7 +333,8 @@ struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid)
 			return d->last_det = &d->det[i];
 	if (d->ndet == PERIOD_THREADS)
 		return NULL;
-	d->det[d->ndet] = (struct period_det){ .tid = tid };
+	d->det[d->ndet] = (struct period_det){ .tid = tid,
+					       .anchor_tok = UINT32_MAX };
 	d->det[d->ndet].tok = xmalloc(PERIOD_WINDOW * sizeof(uint32_t));
 	d->det[d->ndet].t = xmalloc(PERIOD_WINDOW * sizeof(uint64_t));
 	return d->last_det = &d->det[d->ndet++];
