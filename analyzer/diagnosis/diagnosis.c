@@ -247,24 +247,14 @@ const char *diagnosis_site(const struct model *m, uint32_t stack)
 	return s && s->python && s->pf[0] ? s->pf[0] : NULL;
 }
 
-static void free_values(struct hmap *h)
-{
-	size_t pos = 0;
-	void *v;
-
-	while ((v = hmap_next(h, &pos)))
-		free(v);
-	hmap_release(h);
-}
-
 void diagnosis_release(struct model *m)
 {
 	struct diagnosis *d = m->diag;
 
 	if (!d)
 		return;
-	free_values(&d->threads);
-	free_values(&d->sync_sites);
+	hmap_release_values(&d->threads, NULL);
+	hmap_release_values(&d->sync_sites, NULL);
 	hmap_release(&d->kinds);
 	hmap_release(&d->shape_info);
 	free(d->spans);

@@ -169,6 +169,16 @@ void *hmap_next(const struct hmap *h, size_t *pos)
 	return NULL;
 }
 
+void hmap_release_values(struct hmap *h, void (*fn)(void *))
+{
+	size_t pos = 0;
+	void *v;
+
+	while ((v = hmap_next(h, &pos)))
+		(fn ? fn : free)(v);
+	hmap_release(h);
+}
+
 void **hmap_values(const struct hmap *h, size_t *n)
 {
 	void **v = xmalloc((h->len ? h->len : 1) * sizeof(*v));

@@ -40,6 +40,8 @@ struct hmap {
 void hmap_init(struct hmap *h);
 /* Frees the table, not the keys or values. */
 void hmap_release(struct hmap *h);
+/* Each non-NULL value through fn (NULL: free()), then the table. */
+void hmap_release_values(struct hmap *h, void (*fn)(void *));
 
 void *hmap_find_int(const struct hmap *h, uint64_t key);
 

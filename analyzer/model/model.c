@@ -343,16 +343,6 @@ void model_core_finish(struct model *m, int ends_early)
 	m->streams = m->stream_ids.len;
 }
 
-static void free_values(struct hmap *h, void (*fn)(void *))
-{
-	size_t pos = 0;
-	void *v;
-
-	while ((v = hmap_next(h, &pos)))
-		fn(v);
-	hmap_release(h);
-}
-
 static void free_row(void *row)
 {
 	row_free(row);
@@ -363,9 +353,9 @@ void model_core_release(struct model *m)
 	size_t i;
 
 	for (i = 0; i < ROW_KINDS; i++)
-		free_values(&m->rows[i], free_row);
-	free_values(&m->functions, free);
-	free_values(&m->shapes, free);
+		hmap_release_values(&m->rows[i], free_row);
+	hmap_release_values(&m->functions, NULL);
+	hmap_release_values(&m->shapes, NULL);
 	hmap_release(&m->op_rows);
 	hmap_release(&m->tids);
 	hmap_release(&m->stream_ids);

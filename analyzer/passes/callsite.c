@@ -235,11 +235,8 @@ void callsites_release(struct model *m)
 		return;
 	while ((v = hmap_next(&cs->stacks, &pos)))
 		free_stack(v);
-	pos = 0;
-	while ((v = hmap_next(&cs->totals, &pos)))
-		free(v);
 	hmap_release(&cs->stacks);
-	hmap_release(&cs->totals);
+	hmap_release_values(&cs->totals, NULL);
 	for (size_t i = 0; i < cs->nmods; i++) {
 		free(cs->mods[i].path);
 		symtab_close(cs->mods[i].syms);

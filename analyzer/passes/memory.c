@@ -276,15 +276,8 @@ int memory_findings(const struct model *m, struct finding *out)
 void memory_release(struct model *m)
 {
 	if (m->memory) {
-		size_t pos = 0;
-		void *v;
-
-		while ((v = hmap_next(&m->memory->pending, &pos)))
-			free(v);
-		hmap_release(&m->memory->pending);
-		for (pos = 0; (v = hmap_next(&m->memory->seconds, &pos));)
-			free(v);
-		hmap_release(&m->memory->seconds);
+		hmap_release_values(&m->memory->pending, NULL);
+		hmap_release_values(&m->memory->seconds, NULL);
 	}
 	free(m->memory);
 	m->memory = NULL;

@@ -216,14 +216,10 @@ void timeline_begin(struct model *m)
 void timeline_release(struct model *m)
 {
 	struct timeline *b = m->timeline;
-	size_t pos = 0;
-	void *v;
 
 	if (!b)
 		return;
-	while ((v = hmap_next(&b->stacks, &pos)))
-		free(v);
-	hmap_release(&b->stacks);
+	hmap_release_values(&b->stacks, NULL);
 	hmap_release(&b->is_step);
 	free(b);
 	m->timeline = NULL;
