@@ -87,7 +87,7 @@ static NOINLINE void gpu_side(struct diagnosis *d, const struct dump_event *ev,
 
 	if (gpu_call(d, ev, kind, &tok) && !ev->result) {
 		d->gpu_calls++;
-		steps_period_token(d, ev->tid, tok, ev->t0);
+		steps_period_token(d, ev->tid, tok, steps_arg_hash(ev), ev->t0);
 	}
 }
 
@@ -131,7 +131,7 @@ static NOINLINE void add_event(struct model *m, struct diagnosis *d,
 	}
 	idle_host_event(m, d, ev);
 	if ((p = short_launch(d, ev, &tok)))
-		steps_period_add(p, tok, ev->t0);
+		steps_period_add(p, tok, (uint8_t)ev->arg[GT_ARG_LAUNCH_ARGS], ev->t0);
 	else if (kind >= GT_KIND_LAUNCH && kind <= GT_KIND_SET)
 		gpu_side(d, ev, kind);          /* a GPU call (gpu_call) */
 }
@@ -217,7 +217,7 @@ void diagnosis_add(struct model *m, const struct dump_reader *r,
 		add_gpu(m, r, rec);
 		return;
 	}
-	steps_period_add(p, tok, ev->t0);
+	steps_period_add(p, tok, (uint8_t)ev->arg[GT_ARG_LAUNCH_ARGS], ev->t0);
 }
 
 void diagnosis_finish(struct model *m)

@@ -211,6 +211,7 @@ enum step_source { STEPS_NONE, STEPS_NVTX, STEPS_PATTERN };
 struct period_det {
 	uint32_t tid;
 	uint32_t *tok;                  /* ring of the last PERIOD_WINDOW */
+	uint8_t *ah;                    /* ... their arguments' hashes */
 	uint64_t *t;
 	uint64_t seen;                  /* tokens so far */
 	uint32_t period;                /* launches per step, 0 = none yet */
@@ -224,6 +225,8 @@ struct period_det {
 	uint64_t *bounds;               /* step starts: anchor launches */
 	uint64_t *ends;                 /* each one's call before: the end
 					   of the step before's calls */
+	uint32_t *sig;                  /* each one's arguments: the hashes
+					   of the calls up to it */
 	size_t nb, capb;
 	size_t pattern_nb;              /* nb when the period was taken */
 	uint64_t last_at;               /* calls seen up to the last bound */
@@ -550,16 +553,24 @@ void steps_nvtx_release(struct diagnosis *d);
 struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid);
 void steps_period_more(struct period_det *p, uint32_t tok);
 
+/* A launch's arguments' hash (format.h's GT_ARG_LAUNCH_ARGS), 0 none. */
+static inline uint8_t steps_arg_hash(const struct dump_event *ev)
+{
+	return ev->op->kind == GT_KIND_LAUNCH ? (uint8_t)ev->arg[GT_ARG_LAUNCH_ARGS] : 0;
+}
+
 /*
- * The token tok of a GPU call at t into the ring of p; whether
+ * The token tok of a GPU call at t (ah: its arguments' hash) into the
+ * ring of p; whether
  * steps_period_more is to look at it (a step's start, or a check).
  */
 static inline int steps_period_put(struct period_det *p, uint32_t tok,
-				   uint64_t t)
+				   uint8_t ah, uint64_t t)
 {
 	size_t at = (size_t)(p->seen % PERIOD_WINDOW);
 
 	p->tok[at] = tok;
+	p->ah[at] = ah;
 	p->t[at] = t;
 	p->run = p->tok[(p->seen - p->tp) % PERIOD_WINDOW] == tok ? p->run + 1 : 0;
 	p->seen++;
@@ -568,9 +579,9 @@ static inline int steps_period_put(struct period_det *p, uint32_t tok,
 
 /* The same, and what is to follow it. */
 static inline void steps_period_add(struct period_det *p, uint32_t tok,
-				    uint64_t t)
+				    uint8_t ah, uint64_t t)
 {
-	if (steps_period_put(p, tok, t))
+	if (steps_period_put(p, tok, ah, t))
 		steps_period_more(p, tok);
 }
 
@@ -580,13 +591,13 @@ static inline void steps_period_add(struct period_det *p, uint32_t tok,
  * one, a step's start, a check) is out of line.
  */
 static inline void steps_period_token(struct diagnosis *d, uint32_t tid,
-				      uint32_t tok, uint64_t t)
+				      uint32_t tok, uint8_t ah, uint64_t t)
 {
 	struct period_det *p = d->last_det;
 
 	if ((!p || p->tid != tid) && !(p = steps_period_det(d, tid)))
 		return;
-	steps_period_add(p, tok, t);
+	steps_period_add(p, tok, ah, t);
 }
 int steps_period_pick(struct diagnosis *d, struct step_stats *s);
 void steps_period_release(struct diagnosis *d);

@@ -46,7 +46,8 @@ uint32_t steps_suffix_period(const uint32_t *tok, size_t n, int32_t *pi)
 	return gt_suffix_period(tok, n, pi);
 }
 
-static void add_bound(struct period_det *p, uint64_t t, uint64_t prev)
+static void add_bound(struct period_det *p, uint64_t t, uint64_t prev,
+		      uint32_t sig)
 {
 	if (p->nb == DIAG_MAX_STEPS) {
 		p->capped = 1;
@@ -56,7 +57,9 @@ static void add_bound(struct period_det *p, uint64_t t, uint64_t prev)
 		p->capb = p->capb ? p->capb * 2 : 256;
 		p->bounds = xrealloc(p->bounds, p->capb * sizeof(*p->bounds));
 		p->ends = xrealloc(p->ends, p->capb * sizeof(*p->ends));
+		p->sig = xrealloc(p->sig, p->capb * sizeof(*p->sig));
 	}
+	p->sig[p->nb] = sig;
 	p->ends[p->nb] = prev;
 	p->bounds[p->nb++] = t;
 }
@@ -128,10 +131,30 @@ static int even_steps(const struct period_det *p, uint32_t period,
 	return even;
 }
 
+#define SIG_CALLS 4             /* calls whose arguments mark a step */
+
+/*
+ * The arguments of the calls up to chronological position i: the hashes
+ * of the last SIG_CALLS that have one, 7 bits each.  The same kernels run
+ * on other buffers (the next of a model's identical layers) differ here.
+ */
+static uint32_t arg_sig(const struct period_det *p, size_t i)
+{
+	uint32_t sig = 0;
+
+	for (size_t k = 0, got = 0; k <= i && k < 4 * SIG_CALLS && got < SIG_CALLS; k++) {
+		uint8_t a = p->ah[ring_pos(p, i - k)];
+
+		if (a)
+			sig = sig << 7 | a, got++;
+	}
+	return sig;
+}
+
 /* A step starts at chronological position i: its bound. */
 static void bound_at(struct period_det *p, size_t i)
 {
-	add_bound(p, p->t[ring_pos(p, i)], call_before(p, i));
+	add_bound(p, p->t[ring_pos(p, i)], call_before(p, i), arg_sig(p, i));
 	p->last_at = p->seen - ring_len(p) + i + 1;
 }
 
@@ -336,6 +359,7 @@ struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid)
 	d->det[d->ndet] = (struct period_det){ .tid = tid,
 					       .anchor_tok = UINT32_MAX };
 	d->det[d->ndet].tok = xmalloc(PERIOD_WINDOW * sizeof(uint32_t));
+	d->det[d->ndet].ah = xmalloc(PERIOD_WINDOW);
 	d->det[d->ndet].t = xmalloc(PERIOD_WINDOW * sizeof(uint64_t));
 	return d->last_det = &d->det[d->ndet++];
 }
@@ -506,6 +530,8 @@ void steps_period_release(struct diagnosis *d)
 {
 	for (size_t i = 0; i < d->ndet; i++) {
 		free(d->det[i].tok);
+		free(d->det[i].ah);
+		free(d->det[i].sig);
 		free(d->det[i].t);
 		free(d->det[i].bounds);
 		free(d->det[i].ends);

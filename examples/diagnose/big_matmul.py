@@ -51,9 +51,13 @@ def run(args):
     timer = Timer(warmup=3, steps=args.steps)
     while not timer.done():
         c = a
-        for _ in range(8):
-            c = torch.tanh(c @ b * 1e-3)
-        acc += c.mean()
+        if args.chain:              # the same product, nothing else
+            for _ in range(args.chain):
+                c = c @ b
+        else:
+            for _ in range(8):
+                c = torch.tanh(c @ b * 1e-3)
+            acc += c.mean()
         timer.step()
     timer.report(args.n, f" acc={float(acc):.3f}")
 
@@ -63,6 +67,8 @@ def main():
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--n", type=int, default=8192)
     ap.add_argument("--hog", action="store_true")
+    ap.add_argument("--chain", type=int, default=0,
+                    help="a step of this many equal products and nothing else")
     ap.add_argument("--as-hog", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
 

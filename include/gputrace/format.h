@@ -124,7 +124,8 @@ struct gt_process {
 	X(NVTX, 8, "NVTX ranges, marks and names (injection)")
 
 #define GT_ARGS_LAUNCH(X)                                                    \
-	X(LAUNCH, SHAPE, "GT_CHUNK_SHAPE id")
+	X(LAUNCH, SHAPE, "GT_CHUNK_SHAPE id")                                \
+	X(LAUNCH, ARGS, "hash of the first arguments, 1-127; 0 = not known")
 #define GT_ARGS_GRAPH(X)                                                     \
 	X(GRAPH, HANDLE, "the CUgraphExec")
 #define GT_ARGS_COPY(X)                                                      \

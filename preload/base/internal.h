@@ -36,7 +36,9 @@ struct gt_rec {
 	uint64_t stream;            /* CUstream, 0 when none */
 	uint16_t op;                /* enum gt_op */
 	int16_t result;             /* CUresult (all fit in 16 bits) */
-	uint32_t stack;             /* call site (GT_CHUNK_STACK id), 0 none */
+	uint32_t stack;             /* call site (GT_CHUNK_STACK id), 0 none;
+				       launches: their arguments' hash
+				       (gt_func_arg_hash), 0 none */
 	union {
 		struct {
 			uint32_t func;      /* gt_func id, 0 = unknown */

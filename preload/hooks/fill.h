@@ -21,11 +21,11 @@
 static inline void gt_fill_launch(struct gt_rec *r, CUfunction f,
 				  unsigned gx, unsigned gy, unsigned gz,
 				  unsigned bx, unsigned by, unsigned bz,
-				  unsigned shm, CUstream hs)
+				  unsigned shm, CUstream hs, void **kp, void **extra)
 {
 	r->stream = GT_U64(hs);
-	r->stack = 0;
 	r->u.launch.func = gt_func_id(f);
+	r->stack = gt_func_arg_hash(r->u.launch.func, kp, extra);
 	r->u.launch.shared_mem = shm;
 	r->u.launch.grid[0] = gx;
 	r->u.launch.grid[1] = gy;
@@ -36,15 +36,15 @@ static inline void gt_fill_launch(struct gt_rec *r, CUfunction f,
 }
 
 static inline void gt_fill_launch_ex(struct gt_rec *r, const CUlaunchConfig *cfg,
-				     CUfunction f)
+				     CUfunction f, void **kp, void **extra)
 {
 	if (!cfg) {
-		gt_fill_launch(r, f, 0, 0, 0, 0, 0, 0, 0, NULL);
+		gt_fill_launch(r, f, 0, 0, 0, 0, 0, 0, 0, NULL, kp, extra);
 		return;
 	}
 	gt_fill_launch(r, f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ,
 		       cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ,
-		       cfg->sharedMemBytes, cfg->hStream);
+		       cfg->sharedMemBytes, cfg->hStream, kp, extra);
 }
 
 static inline void gt_fill_copy_(struct gt_rec *r, uint64_t dst, uint64_t src,

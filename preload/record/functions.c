@@ -75,6 +75,30 @@ static const char *driver_name(const void *handle)
 	return NULL;
 }
 
+/*
+ * The layout of the kernel's first parameters (cuFuncGetParamInfo), for
+ * gt_func_arg_hash: nothing when the driver cannot say.  Once per kernel.
+ */
+static void arg_layout(struct gt_func_info *fi, const void *handle)
+{
+	static _Atomic(PFN_cuFuncGetParamInfo_v12040) get_param_info;
+	PFN_cuFuncGetParamInfo_v12040 gpi = atomic_load(&get_param_info);
+	size_t off, size;
+	uint8_t n = 0;
+
+	if (!gpi) {
+		gpi = gt_driver_proc("cuFuncGetParamInfo", 12040);
+		atomic_store(&get_param_info, gpi);
+	}
+	while (gpi && n < GT_ARG_HASH_PARAMS &&
+	       gpi((CUfunction)handle, n, &off, &size) == CUDA_SUCCESS &&
+	       size && off <= UINT16_MAX) {
+		fi->arg_bytes[n] = (uint8_t)(size < GT_ARG_HASH_BYTES ? size : GT_ARG_HASH_BYTES);
+		fi->arg_off[n++] = (uint16_t)off;
+	}
+	fi->nargs = n;
+}
+
 static uint32_t publish(struct slot *s, uintptr_t key)
 {
 	uint32_t id = atomic_fetch_add(&next_id, 1) + 1;
@@ -87,6 +111,7 @@ static uint32_t publish(struct slot *s, uintptr_t key)
 	}
 	infos[id].handle = key;
 	infos[id].name = driver_name((const void *)key);
+	arg_layout(&infos[id], (const void *)key);
 	atomic_store_explicit(&infos[id].ready, 1, memory_order_release);
 	atomic_store_explicit(&s->id, id, memory_order_release);
 	return id;
@@ -175,6 +200,45 @@ void gt_func_after_fork(void)
 		if (atomic_load(&slots[i].key) && !atomic_load(&slots[i].id))
 			atomic_store(&slots[i].id, ID_AGAIN);
 	atomic_store(&publishing, 0);
+}
+
+/* The packed parameter buffer in a launch's extra list, or NULL. */
+static const uint8_t *packed_args(void **extra)
+{
+	for (int i = 0; extra && i < 8 && extra[i] != CU_LAUNCH_PARAM_END; i += 2)
+		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+			return extra[i + 1];
+	return NULL;
+}
+
+static inline uint64_t mix_bytes(uint64_t h, const uint8_t *p, uint8_t n)
+{
+	uint64_t w[2] = { 0, 0 };
+
+	memcpy(w, p, n);
+	h = (h ^ w[0]) * 0x9e3779b97f4a7c15ull;
+	return (h ^ w[1] ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
+}
+
+uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra)
+{
+	const struct gt_func_info *fi;
+	const uint8_t *buf = NULL;
+	uint64_t h = 0;
+
+	if (unlikely(!id || id > max_id))
+		return 0;
+	fi = &infos[id];
+	if (!fi->nargs || (!kp && !(buf = packed_args(extra))))
+		return 0;
+	for (uint8_t i = 0; i < fi->nargs; i++) {
+		const uint8_t *p = kp ? kp[i] : buf + fi->arg_off[i];
+
+		if (unlikely(!p))
+			return 0;
+		h = mix_bytes(h, p, fi->arg_bytes[i]);
+	}
+	return 1 + (uint32_t)((h >> 32) % 127);
 }
 
 uint32_t gt_func_count(void)

@@ -8,11 +8,21 @@
 
 #include <stdint.h>
 
+/* A launch's arguments, hashed: at most this many of the kernel's first
+ * parameters, GT_ARG_HASH_BYTES of each (a pointer's worth twice), so that
+ * the same kernel run on other buffers (the next layer's) tells apart. */
+#define GT_ARG_HASH_PARAMS 6
+#define GT_ARG_HASH_BYTES 16
+
 struct gt_func_info {
 	uintptr_t handle;
 	const char *name;           /* NULL when the driver would not say */
 	_Atomic int ready;          /* handle and name are set */
 	int written;                /* writer: already in the dump */
+	uint8_t nargs;              /* parameters hashed (GT_ARG_HASH_PARAMS
+				       at most), 0: none known */
+	uint8_t arg_bytes[GT_ARG_HASH_PARAMS];  /* bytes of each hashed */
+	uint16_t arg_off[GT_ARG_HASH_PARAMS];   /* offsets in a param buffer */
 };
 
 /*
@@ -20,6 +30,16 @@ struct gt_func_info {
  * for its name the first time; 0 when the table is full.  Lock-free.
  */
 uint32_t gt_func_id(const void *handle);
+
+/*
+ * A 7-bit hash (1..127) of a launch's first arguments, from the kernel
+ * parameter pointers kp or the packed buffer of extra
+ * (CU_LAUNCH_PARAM_BUFFER_POINTER); 0 when the kernel's parameters are
+ * not known (cuFuncGetParamInfo, CUDA 12.4) or none is given.  No lock,
+ * no system call: reads at most GT_ARG_HASH_PARAMS * GT_ARG_HASH_BYTES
+ * bytes the driver is about to read too.
+ */
+uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra);
 
 /* Writer: ids handed out so far, and the info behind one. */
 uint32_t gt_func_count(void);

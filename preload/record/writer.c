@@ -230,6 +230,7 @@ static void steps_see(const struct gt_rec *r, const struct gt_op_desc *d, uint32
  * (r; LAUNCH's shape is found here, in shape, for the step finder too).
  */
 #define ARG_LAUNCH_SHAPE (shape = shape_id(r, t0))
+#define ARG_LAUNCH_ARGS r->stack
 #define ARG_GRAPH_HANDLE r->u.obj.handle
 #define ARG_COPY_BYTES r->u.copy.bytes
 #define ARG_COPY_SRC r->u.copy.src

@@ -277,6 +277,25 @@ static CUresult do_get_name(const char **name, const void *handle)
 	return CUDA_SUCCESS;
 }
 
+/* Every fake kernel takes FAKE_KERNEL_PARAMS (default 0) parameters of
+ * 8 bytes: the launches' arguments are hashed only where a test asks. */
+static CUresult do_param_info(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+	const char *e = getenv("FAKE_KERNEL_PARAMS");
+
+	if (!fake_func(f))
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!e || i >= strtoul(e, NULL, 10))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (off)
+		*off = 8 * i;
+	if (size)
+		*size = 8;
+	return CUDA_SUCCESS;
+}
+
+FAKE_FN(cuFuncGetParamInfo, (CUfunction f, size_t i, size_t *off, size_t *size),
+	(f, i, off, size), do_param_info)
 FAKE_FN(cuInit, (unsigned int flags), (flags), do_init)
 FAKE_FN(cuDriverGetVersion, (int *v), (v), do_driver_version)
 FAKE_FN(cuDeviceGetCount, (int *n), (n), do_device_count)
@@ -945,6 +964,7 @@ static const struct proc_entry procs[] = {
 	P(cuModuleLoadData, 2000, cuModuleLoadData)
 	P(cuModuleGetFunction, 2000, cuModuleGetFunction)
 	P(cuFuncGetName, 12030, cuFuncGetName)
+	P(cuFuncGetParamInfo, 12040, cuFuncGetParamInfo)
 	P(cuKernelGetName, 12030, cuKernelGetName)
 	P(cuMemAlloc, 3020, cuMemAlloc_v2)
 	P(cuMemFree, 3020, cuMemFree_v2)

@@ -94,6 +94,22 @@ def check_window(name, j):
     verdict(f"diag-window-{name}", ok, detail)
 
 
+STEP_NEAR = 0.10
+
+
+def check_step(name, t, j):
+    """The report's step is the program's own (its ms per step, within
+    10%): the whole iteration, at the pace the program kept."""
+    st = j.get("steps") or {}
+    ns = st.get("step_ns") or st.get("mean_ns") or 0
+    ms = ns / 1e6
+    off = ms / t["ms_per_step"] - 1 if t.get("ms_per_step") else float("inf")
+    verdict(f"diag-step-{name}", abs(off) <= STEP_NEAR,
+            f"report {st.get('count', 0)} steps of {ms:.4g} ms ({st.get('step_source', '?')}), "
+            f"program {t.get('ms_per_step', 0):.4g} ms over {t.get('steps', '?')} steps: "
+            f"{100 * off:+.1f}%")
+
+
 def trace(cmd, name, extra_env=None):
     """Like gpulib.trace, but when several processes wrote dumps (taskset
     execs python) the one with the most events is analyzed, and a program
@@ -121,6 +137,7 @@ def traced(w, cuda, cache):
         t, j, dump = trace(command(w["cmd"], cuda), "diag-" + name, w.get("env"))
         if MODE == "default":
             check_window(name, j)
+        check_step(name, t, j)
         keep(name, dump)
         with open(os.path.join(OUT, "diagnose", name + ".json"), "w") as f:
             json.dump({k: j.get(k) for k in ("steps", "idle", "verdict", "diagnosis",

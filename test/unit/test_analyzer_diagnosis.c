@@ -151,7 +151,7 @@ static void feed(struct diagnosis *d, uint64_t *t, uint32_t first, uint32_t p,
 {
 	for (uint32_t i = 0; i < n; i++) {
 		*t += i % p ? 1000 : 50000;
-		steps_period_token(d, 7, first + i % p, *t);
+		steps_period_token(d, 7, first + i % p, 0, *t);
 	}
 }
 
