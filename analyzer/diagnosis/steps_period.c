@@ -448,7 +448,75 @@ static size_t merge_pauses(uint64_t *b, const uint64_t *e, size_t n,
 	for (size_t i = 0; i < nd; i++)
 		if (is_pause(b, i, med))
 			b[out++] = b[i + 1];
-	*q_out = (uint32_t)q;
+	*q_out *= (uint32_t)q;
+	return out;
+}
+
+#define ARGS_MAX_COPIES 256     /* copies of a block a step may hold */
+#define ARGS_AGREE 0.9          /* arguments equal this often: a cycle */
+
+/*
+ * The share of the boundaries from..n whose arguments (sig) equal those k
+ * boundaries before, among those where both are known; -1 when fewer
+ * than two whole cycles of k are known.
+ */
+static double sig_agree(const uint32_t *sig, size_t from, size_t n, size_t k)
+{
+	size_t same = 0, seen = 0;
+
+	for (size_t j = from + k; j < n; j++) {
+		if (!sig[j] || !sig[j - k])
+			continue;
+		seen++;
+		same += sig[j] == sig[j - k];
+	}
+	return seen >= 2 * k && seen >= 8 ? (double)same / (double)seen : -1;
+}
+
+/*
+ * How many of the period's repeats make one step: a model of identical
+ * blocks launches the same kernels block after block, so the calls repeat
+ * every block, but on other weights: the arguments repeat only every k
+ * blocks.  The smallest k whose arguments repeat (ARGS_AGREE) when those
+ * of the next repeat do not; 1 when they do, or none does, or nothing
+ * is known of them.
+ */
+static size_t args_copies(const struct period_det *p)
+{
+	size_t from = p->pattern_nb, n = p->nb;
+	double one = sig_agree(p->sig, from, n, 1);
+
+	if (one < 0 || one >= ARGS_AGREE)
+		return 1;
+	for (size_t k = 2; k <= ARGS_MAX_COPIES && 3 * k <= n - from; k++)
+		if (sig_agree(p->sig, from, n, k) >= ARGS_AGREE)
+			return k;
+	return 1;
+}
+
+/*
+ * Steps of k repeats: every k-th of the boundaries b[from..n) and of their
+ * calls before, e, the one of each k after the longest pauses (the start
+ * of the outer loop's body), those before the pattern kept.  Returns the
+ * new count.
+ */
+static size_t every_kth(uint64_t *b, uint64_t *e, size_t from, size_t n, size_t k)
+{
+	uint64_t best = 0;
+	size_t phase = 0, out = from;
+
+	for (size_t r = 0; r < k; r++) {
+		uint64_t g = 0;
+
+		for (size_t j = from + r; j < n; j += k)
+			g += b[j] - e[j];
+		if (g > best)
+			best = g, phase = r;
+	}
+	for (size_t j = from + phase; j < n; j += k, out++) {
+		b[out] = b[j];
+		e[out] = e[j];
+	}
 	return out;
 }
 
@@ -458,9 +526,16 @@ static uint64_t median_step(const struct period_det *p, uint64_t *b, size_t *n,
 {
 	uint64_t *v, med;
 
-	memcpy(b, p->bounds, p->nb * sizeof(*b));
-	*q = 1;
-	*n = merge_pauses(b, p->ends, p->nb, q);
+	size_t k = args_copies(p), nb = p->nb;
+	uint64_t *e = xmalloc(nb * sizeof(*e));
+
+	memcpy(b, p->bounds, nb * sizeof(*b));
+	memcpy(e, p->ends, nb * sizeof(*e));
+	*q = (uint32_t)k;
+	if (k > 1)
+		nb = every_kth(b, e, p->pattern_nb, nb, k);
+	*n = merge_pauses(b, e, nb, q);
+	free(e);
 	if (*n < 3)
 		return 0;
 	v = xmalloc((*n - 1) * sizeof(*v));

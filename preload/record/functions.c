@@ -75,28 +75,77 @@ static const char *driver_name(const void *handle)
 	return NULL;
 }
 
-/*
- * The layout of the kernel's first parameters (cuFuncGetParamInfo), for
- * gt_func_arg_hash: nothing when the driver cannot say.  Once per kernel.
- */
-static void arg_layout(struct gt_func_info *fi, const void *handle)
+/* A kernel's argument layout (gt_func_info.args_state). */
+enum { ARGS_UNKNOWN, ARGS_LOOKING, ARGS_KNOWN, ARGS_NONE };
+#define ARGS_TRIES 4                /* launches that may look it up */
+
+typedef CUresult (*param_info_fn)(void *f, size_t i, size_t *off, size_t *size);
+
+/* cuFuncGetParamInfo, else (a runtime's library-managed kernel)
+ * cuKernelGetParamInfo: the driver's, looked up once. */
+static param_info_fn param_info(int kernel)
 {
-	static _Atomic(PFN_cuFuncGetParamInfo_v12040) get_param_info;
-	PFN_cuFuncGetParamInfo_v12040 gpi = atomic_load(&get_param_info);
+	static _Atomic(param_info_fn) fns[2];
+	static const char *const names[2] = { "cuFuncGetParamInfo", "cuKernelGetParamInfo" };
+	param_info_fn fn = atomic_load(&fns[kernel]);
+
+	if (!fn) {
+		fn = (param_info_fn)gt_driver_proc(names[kernel], 12040);
+		atomic_store(&fns[kernel], fn);
+	}
+	return fn;
+}
+
+/* The first parameters' sizes and offsets through fn: how many. */
+static uint8_t read_layout(struct gt_func_info *fi, param_info_fn fn, CUresult *rc)
+{
 	size_t off, size;
 	uint8_t n = 0;
 
-	if (!gpi) {
-		gpi = gt_driver_proc("cuFuncGetParamInfo", 12040);
-		atomic_store(&get_param_info, gpi);
-	}
-	while (gpi && n < GT_ARG_HASH_PARAMS &&
-	       gpi((CUfunction)handle, n, &off, &size) == CUDA_SUCCESS &&
+	while (fn && n < GT_ARG_HASH_PARAMS &&
+	       (*rc = fn((void *)fi->handle, n, &off, &size)) == CUDA_SUCCESS &&
 	       size && off <= UINT16_MAX) {
 		fi->arg_bytes[n] = (uint8_t)(size < GT_ARG_HASH_BYTES ? size : GT_ARG_HASH_BYTES);
 		fi->arg_off[n++] = (uint16_t)off;
 	}
+	return n;
+}
+
+/*
+ * The layout of the kernel's first parameters, for gt_func_arg_hash, by
+ * the one thread that claimed the lookup: asked on the kernel's first
+ * launches (ARGS_TRIES: a kernel loaded lazily may answer only once it
+ * ran), then never again.  A kernel without parameters has none to hash.
+ */
+static void arg_layout(struct gt_func_info *fi)
+{
+	CUresult rc[2] = { CUDA_ERROR_NOT_FOUND, CUDA_ERROR_NOT_FOUND };
+	uint8_t n = read_layout(fi, param_info(0), &rc[0]);
+
+	if (!n && rc[0] != CUDA_SUCCESS)
+		n = read_layout(fi, param_info(1), &rc[1]);
 	fi->nargs = n;
+	gt_debug("gputrace: kernel %s: %u parameters hashed (results %d, %d)\n",
+		 fi->name ? fi->name : "?", n, (int)rc[0], (int)rc[1]);
+	if (n || rc[0] == CUDA_SUCCESS || rc[1] == CUDA_SUCCESS || ++fi->args_tries >= ARGS_TRIES)
+		atomic_store_explicit(&fi->args_state, n ? ARGS_KNOWN : ARGS_NONE,
+				      memory_order_release);
+	else
+		atomic_store_explicit(&fi->args_state, ARGS_UNKNOWN, memory_order_release);
+}
+
+/* Whether the layout is known, looking it up when no thread does. */
+static int args_known(struct gt_func_info *fi)
+{
+	uint8_t st = atomic_load_explicit(&fi->args_state, memory_order_acquire);
+
+	if (likely(st == ARGS_KNOWN))
+		return 1;
+	if (st != ARGS_UNKNOWN ||
+	    !atomic_compare_exchange_strong(&fi->args_state, &st, ARGS_LOOKING))
+		return 0;
+	arg_layout(fi);
+	return atomic_load_explicit(&fi->args_state, memory_order_acquire) == ARGS_KNOWN;
 }
 
 static uint32_t publish(struct slot *s, uintptr_t key)
@@ -111,7 +160,6 @@ static uint32_t publish(struct slot *s, uintptr_t key)
 	}
 	infos[id].handle = key;
 	infos[id].name = driver_name((const void *)key);
-	arg_layout(&infos[id], (const void *)key);
 	atomic_store_explicit(&infos[id].ready, 1, memory_order_release);
 	atomic_store_explicit(&s->id, id, memory_order_release);
 	return id;
@@ -192,8 +240,12 @@ void gt_func_after_fork(void)
 {
 	uint32_t n = gt_func_count();
 
-	for (uint32_t id = 1; id <= n; id++)
-		infos[id].written = 0;
+	for (uint32_t id = 1; id <= n; id++) {
+		uint8_t looking = ARGS_LOOKING;
+
+		infos[id].written = 0;      /* a lookup lost at the fork: again */
+		atomic_compare_exchange_strong(&infos[id].args_state, &looking, ARGS_UNKNOWN);
+	}
 	if (!atomic_load(&publishing) || !slots)
 		return;
 	for (uint64_t i = 0; i <= slot_mask; i++)
@@ -222,14 +274,14 @@ static inline uint64_t mix_bytes(uint64_t h, const uint8_t *p, uint8_t n)
 
 uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra)
 {
-	const struct gt_func_info *fi;
+	struct gt_func_info *fi;
 	const uint8_t *buf = NULL;
 	uint64_t h = 0;
 
 	if (unlikely(!id || id > max_id))
 		return 0;
 	fi = &infos[id];
-	if (!fi->nargs || (!kp && !(buf = packed_args(extra))))
+	if (!args_known(fi) || (!kp && !(buf = packed_args(extra))))
 		return 0;
 	for (uint8_t i = 0; i < fi->nargs; i++) {
 		const uint8_t *p = kp ? kp[i] : buf + fi->arg_off[i];

@@ -19,6 +19,8 @@ struct gt_func_info {
 	const char *name;           /* NULL when the driver would not say */
 	_Atomic int ready;          /* handle and name are set */
 	int written;                /* writer: already in the dump */
+	_Atomic uint8_t args_state; /* ARGS_*: the layout below */
+	uint8_t args_tries;         /* lookups that failed */
 	uint8_t nargs;              /* parameters hashed (GT_ARG_HASH_PARAMS
 				       at most), 0: none known */
 	uint8_t arg_bytes[GT_ARG_HASH_PARAMS];  /* bytes of each hashed */
