@@ -454,6 +454,7 @@ static size_t merge_pauses(uint64_t *b, const uint64_t *e, size_t n,
 
 #define ARGS_MAX_COPIES 256     /* copies of a block a step may hold */
 #define ARGS_AGREE 0.9          /* arguments equal this often: a cycle */
+#define ARGS_SOME 0.05          /* ... this often: the same block again */
 
 /*
  * The share of the boundaries from..n whose arguments (sig) equal those k
@@ -474,24 +475,31 @@ static double sig_agree(const uint32_t *sig, size_t from, size_t n, size_t k)
 }
 
 /*
- * How many of the period's repeats make one step: a model of identical
+ * How many of the period's repeats make one step.  A model of identical
  * blocks launches the same kernels block after block, so the calls repeat
- * every block, but on other weights: the arguments repeat only every k
- * blocks.  The smallest k whose arguments repeat (ARGS_AGREE) when those
- * of the next repeat do not; 1 when they do, or none does, or nothing
- * is known of them.
+ * every block, but on other weights: the arguments of a block come back
+ * only a step later.  They come back whole (ARGS_AGREE) every K repeats;
+ * buffers that a step leaves alive to the next (its output) can make K
+ * two steps or more, where the same block's weights still come back with
+ * some of its buffers (ARGS_SOME, against none for another block): the
+ * step is the smallest divisor of K at which they do.  1 when the
+ * arguments of the next repeat come back, none do, or none are known.
  */
 static size_t args_copies(const struct period_det *p)
 {
-	size_t from = p->pattern_nb, n = p->nb;
+	size_t from = p->pattern_nb, n = p->nb, k = 2, d = 1;
 	double one = sig_agree(p->sig, from, n, 1);
 
-	if (one < 0 || one >= ARGS_AGREE)
+	if (one < 0 || one >= ARGS_SOME)
 		return 1;
-	for (size_t k = 2; k <= ARGS_MAX_COPIES && 3 * k <= n - from; k++)
-		if (sig_agree(p->sig, from, n, k) >= ARGS_AGREE)
-			return k;
-	return 1;
+	while (k <= ARGS_MAX_COPIES && 3 * k <= n - from &&
+	       sig_agree(p->sig, from, n, k) < ARGS_AGREE)
+		k++;
+	if (k > ARGS_MAX_COPIES || 3 * k > n - from)
+		return 1;
+	while (++d < k && (k % d || sig_agree(p->sig, from, n, d) < ARGS_SOME))
+		;
+	return d;
 }
 
 /*

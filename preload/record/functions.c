@@ -99,13 +99,14 @@ static param_info_fn param_info(int kernel)
 /* The first parameters' sizes and offsets through fn: how many. */
 static uint8_t read_layout(struct gt_func_info *fi, param_info_fn fn, CUresult *rc)
 {
-	size_t off, size;
+	size_t off, size, left = GT_ARG_HASH_BYTES;
 	uint8_t n = 0;
 
-	while (fn && n < GT_ARG_HASH_PARAMS &&
+	while (fn && n < GT_ARG_HASH_PARAMS && left &&
 	       (*rc = fn((void *)fi->handle, n, &off, &size)) == CUDA_SUCCESS &&
 	       size && off <= UINT16_MAX) {
-		fi->arg_bytes[n] = (uint8_t)(size < GT_ARG_HASH_BYTES ? size : GT_ARG_HASH_BYTES);
+		fi->arg_bytes[n] = (uint16_t)(size < left ? size : left);
+		left -= fi->arg_bytes[n];
 		fi->arg_off[n++] = (uint16_t)off;
 	}
 	return n;
@@ -263,13 +264,28 @@ static const uint8_t *packed_args(void **extra)
 	return NULL;
 }
 
-static inline uint64_t mix_bytes(uint64_t h, const uint8_t *p, uint8_t n)
+static inline uint64_t rotl(uint64_t x, unsigned r)
 {
-	uint64_t w[2] = { 0, 0 };
+	return x << (r & 63) | x >> (-r & 63);
+}
 
-	memcpy(w, p, n);
-	h = (h ^ w[0]) * 0x9e3779b97f4a7c15ull;
-	return (h ^ w[1] ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
+/* n bytes at p folded into h, each 8 bytes rotated by its place: about a
+ * cycle a word, no multiply in the loop. */
+static inline uint64_t fold_bytes(uint64_t h, const uint8_t *p, uint16_t n)
+{
+	uint64_t w;
+	unsigned i = 0;
+
+	for (; (unsigned)n - i >= 8; i += 8) {
+		memcpy(&w, p + i, 8);
+		h ^= rotl(w, i / 8 * 7);
+	}
+	if (i < n) {
+		w = 0;
+		memcpy(&w, p + i, n - i);
+		h ^= rotl(w, i / 8 * 7);
+	}
+	return rotl(h, 29) * 0x9e3779b97f4a7c15ull;
 }
 
 uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra)
@@ -288,7 +304,7 @@ uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra)
 
 		if (unlikely(!p))
 			return 0;
-		h = mix_bytes(h, p, fi->arg_bytes[i]);
+		h = fold_bytes(h, p, fi->arg_bytes[i]);
 	}
 	return 1 + (uint32_t)((h >> 32) % 127);
 }

@@ -9,10 +9,11 @@
 #include <stdint.h>
 
 /* A launch's arguments, hashed: at most this many of the kernel's first
- * parameters, GT_ARG_HASH_BYTES of each (a pointer's worth twice), so that
- * the same kernel run on other buffers (the next layer's) tells apart. */
-#define GT_ARG_HASH_PARAMS 6
-#define GT_ARG_HASH_BYTES 16
+ * parameters, GT_ARG_HASH_BYTES of them in all (a GEMM's one parameter
+ * block holds its matrices' addresses past its sizes), so that the same
+ * kernel run on other buffers (the next layer's weights) tells apart. */
+#define GT_ARG_HASH_PARAMS 8
+#define GT_ARG_HASH_BYTES 1024
 
 struct gt_func_info {
 	uintptr_t handle;
@@ -23,7 +24,7 @@ struct gt_func_info {
 	uint8_t args_tries;         /* lookups that failed */
 	uint8_t nargs;              /* parameters hashed (GT_ARG_HASH_PARAMS
 				       at most), 0: none known */
-	uint8_t arg_bytes[GT_ARG_HASH_PARAMS];  /* bytes of each hashed */
+	uint16_t arg_bytes[GT_ARG_HASH_PARAMS]; /* bytes of each hashed */
 	uint16_t arg_off[GT_ARG_HASH_PARAMS];   /* offsets in a param buffer */
 };
 
@@ -38,8 +39,8 @@ uint32_t gt_func_id(const void *handle);
  * parameter pointers kp or the packed buffer of extra
  * (CU_LAUNCH_PARAM_BUFFER_POINTER); 0 when the kernel's parameters are
  * not known (cuFuncGetParamInfo, CUDA 12.4) or none is given.  No lock,
- * no system call: reads at most GT_ARG_HASH_PARAMS * GT_ARG_HASH_BYTES
- * bytes the driver is about to read too.
+ * no system call: reads at most GT_ARG_HASH_BYTES bytes that the driver
+ * is about to read too (about a cycle each 8 bytes).
  */
 uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra);
 
