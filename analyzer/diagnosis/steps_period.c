@@ -132,6 +132,9 @@ static int even_steps(const struct period_det *p, uint32_t period,
 }
 
 #define SIG_CALLS 4             /* calls whose arguments mark a step */
+#define SIG_BITS 7              /* bits of a call's arguments in sig */
+#define SIG_MASK ((1u << SIG_BITS) - 1)
+
 
 /*
  * The arguments of the calls up to chronological position i: the hashes
@@ -146,7 +149,7 @@ static uint32_t arg_sig(const struct period_det *p, size_t i)
 		uint8_t a = p->ah[ring_pos(p, i - k)];
 
 		if (a)
-			sig = sig << 7 | a, got++;
+			sig = sig << SIG_BITS | a, got++;
 	}
 	return sig;
 }
@@ -452,15 +455,15 @@ static size_t merge_pauses(uint64_t *b, const uint64_t *e, size_t n,
 	return out;
 }
 
+static uint64_t median_of(uint64_t *v, size_t n);
+
 #define ARGS_MAX_COPIES 256     /* copies of a block a step may hold */
 #define ARGS_AGREE 0.9          /* arguments equal this often: a cycle */
 #define ARGS_SOME 0.05          /* ... this often: the same block again */
 
-/*
- * The share of the boundaries from..n whose arguments (sig) equal those k
- * boundaries before, among those where both are known; -1 when fewer
- * than two whole cycles of k are known.
- */
+/* The share of the boundaries from..n whose arguments (sig) all equal
+ * those k boundaries before, where both are known; -1 when fewer than two
+ * whole cycles of k are known. */
 static double sig_agree(const uint32_t *sig, size_t from, size_t n, size_t k)
 {
 	size_t same = 0, seen = 0;
@@ -475,31 +478,81 @@ static double sig_agree(const uint32_t *sig, size_t from, size_t n, size_t k)
 }
 
 /*
+ * The mean pause before each of the cycle's places (the time from the
+ * call before to the boundary), into g[0..cycle).
+ */
+static void place_pauses(const struct period_det *p, size_t cycle, uint64_t *g)
+{
+	size_t from = p->pattern_nb;
+
+	for (size_t r = 0; r < cycle; r++) {
+		uint64_t sum = 0, cnt = 0;
+
+		for (size_t j = from + r; j < p->nb; j += cycle, cnt++)
+			sum += p->bounds[j] - p->ends[j];
+		g[r] = cnt ? sum / cnt : 0;
+	}
+}
+
+#define PAUSE_OVER 2            /* a loop's turn: pauses this much longer */
+
+/*
+ * The step within a cycle of the arguments: the outer loop's turn comes
+ * with a longer pause than the calls in its body.  When the longest
+ * pauses come every d places (each PAUSE_OVER times the median place's or
+ * more), and d divides the cycle, the loop turns every d places: buffers
+ * the loop leaves alive from one turn to the next (its output) made the
+ * arguments come back only every few turns.  The smallest such d, or the
+ * cycle.
+ */
+static size_t loop_turn(const struct period_det *p, size_t cycle)
+{
+	uint64_t *g = xmalloc(2 * cycle * sizeof(*g)), *v = g + cycle, med;
+	size_t top = 0, d = 0;
+
+	place_pauses(p, cycle, g);
+	memcpy(v, g, cycle * sizeof(*g));
+	med = median_of(v, cycle);
+	for (size_t r = 1; r < cycle; r++)
+		if (g[r] > g[top])
+			top = r;
+	while (++d < cycle) {
+		size_t m = d;
+
+		if (cycle % d)
+			continue;
+		while (m < cycle && g[(top + m) % cycle] >= PAUSE_OVER * med)
+			m += d;
+		if (m >= cycle)
+			break;
+	}
+	free(g);
+	return d;
+}
+
+/*
  * How many of the period's repeats make one step.  A model of identical
  * blocks launches the same kernels block after block, so the calls repeat
  * every block, but on other weights: the arguments of a block come back
- * only a step later.  They come back whole (ARGS_AGREE) every K repeats;
- * buffers that a step leaves alive to the next (its output) can make K
- * two steps or more, where the same block's weights still come back with
- * some of its buffers (ARGS_SOME, against none for another block): the
- * step is the smallest divisor of K at which they do.  1 when the
- * arguments of the next repeat come back, none do, or none are known.
+ * (ARGS_AGREE) only a step later.  A loop that keeps buffers alive from
+ * one turn to the next may take a few turns to use the same ones again:
+ * the step is then the loop's turn (loop_turn).  1 when the arguments of
+ * the next repeat come back, or none come back, or nothing is known of
+ * them.
  */
 static size_t args_copies(const struct period_det *p)
 {
-	size_t from = p->pattern_nb, n = p->nb, k = 2, d = 1;
+	size_t from = p->pattern_nb, n = p->nb, k = 1;
 	double one = sig_agree(p->sig, from, n, 1);
 
-	if (one < 0 || one >= ARGS_SOME)
+	if (one < 0 || one >= ARGS_AGREE)
 		return 1;
-	while (k <= ARGS_MAX_COPIES && 3 * k <= n - from &&
+	while (++k <= ARGS_MAX_COPIES && 3 * k <= n - from &&
 	       sig_agree(p->sig, from, n, k) < ARGS_AGREE)
-		k++;
+		;
 	if (k > ARGS_MAX_COPIES || 3 * k > n - from)
 		return 1;
-	while (++d < k && (k % d || sig_agree(p->sig, from, n, d) < ARGS_SOME))
-		;
-	return d;
+	return loop_turn(p, k);
 }
 
 /*
