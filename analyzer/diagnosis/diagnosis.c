@@ -232,6 +232,7 @@ void diagnosis_finish(struct model *m)
 	steps_finish(m, d);
 	idle_finish(m, d);
 	replay_diagnose(m, d);
+	steps_pace(d);
 	verdict_finish(m, d);
 	replay_verdict(m, d);
 	d->finished = 1;

@@ -272,6 +272,15 @@ struct step_stats {
 	size_t outlier_idx[5];
 	uint32_t period;                /* launches per step (pattern) */
 	int capped;                     /* more steps than DIAG_MAX_STEPS */
+	uint64_t step;                  /* the program's step: the host's mean,
+					   or the GPU's pace (steps_pace) */
+	uint64_t gpu_pace;              /* GPU-timed steps' time, each, 0 none */
+	uint32_t gpu_steps;             /* ... over so many steps */
+	int gpu_paced;                  /* step is the GPU's pace: the host
+					   ran ahead of the GPU */
+	int drained;                    /* ... from the first step to the end
+					   of the wait for all the work they
+					   queued, else from the GPU-timed ones */
 };
 
 /* ---- verdict (verdict*.c, whatif.c) ------------------------------------------ */
@@ -606,6 +615,8 @@ void steps_period_release(struct diagnosis *d);
 uint32_t steps_suffix_period(const uint32_t *tok, size_t n, int32_t *work);
 void steps_finish(struct model *m, struct diagnosis *d);
 void steps_release(struct step_stats *s);
+/* After the replay: the step at the pace of the slower of host and GPU. */
+void steps_pace(struct diagnosis *d);
 
 /* verdict.c, verdict_env.c, verdict_text.c, whatif.c */
 void verdict_env_facts(const struct model *m, struct diagnosis *d);

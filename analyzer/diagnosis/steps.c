@@ -17,6 +17,7 @@
 
 #include "analyzer/passes/cost_internal.h"
 #include "analyzer/diagnosis/diagnosis_internal.h"
+#include "analyzer/diagnosis/replay_internal.h"
 #include "analyzer/model/model.h"
 #include "analyzer/lib/util.h"
 #include "gputrace/format.h"
@@ -146,6 +147,74 @@ void steps_finish(struct model *m, struct diagnosis *d)
 		return;
 	}
 	stats(s);
+	s->step = s->mean;
+}
+
+#define PACE_OVER 1.10          /* the GPU's pace this much slower: its */
+
+/*
+ * The end of the first wait for all queued work (HF_DRAIN) that begins
+ * after the last step began, with at most a step's calls before it (the
+ * last step's, not more work's), or 0: the program's own end of its steps.
+ */
+static uint64_t drain_after(const struct diagnosis *d, uint64_t t, uint32_t period)
+{
+	const struct host_span *end = NULL;
+	uint64_t calls = 0;
+
+	for (size_t i = 0; i < d->nspans; i++) {
+		const struct host_span *h = &d->spans[i];
+
+		if (h->t0 < t)
+			continue;
+		if (h->cat == HC_WAIT && (h->flags & HF_DRAIN) && (!end || h->t0 < end->t0))
+			end = h;
+	}
+	for (size_t i = 0; end && i < d->nspans; i++)
+		if (d->spans[i].t0 >= t && d->spans[i].t0 < end->t0)
+			calls += d->spans[i].calls;
+	return end && (!period || calls <= 2ull * period) ? end->t1 : 0;
+}
+
+/*
+ * The program's step is the pace of the slower side.  A loop that never
+ * waits for the GPU runs ahead until the launch queue is full, and its
+ * calls then take what the GPU takes; before that, and when the steps end
+ * with one wait for all the work they queued, the host's steps are short
+ * and say nothing of the program's pace.  Two measures of it: the time
+ * from the first steady step to the end of that wait (the program's own,
+ * over all its steps), and the replay's span, where GPU records time
+ * every operation (its steps with the GPU work they queued).  When either
+ * is longer than the host's steps (PACE_OVER), the GPU set the pace, and
+ * the step is the first measure, else the second (CUPTI in the span
+ * slows launches, not the GPU's work).
+ */
+void steps_pace(struct diagnosis *d)
+{
+	const struct rp_summary *r = d->replay;
+	struct step_stats *s = &d->steps;
+	uint64_t end, drained = 0;
+	size_t n;
+	int ahead = 0;
+
+	if (!s->nt)
+		return;
+	if (r && r->ran && r->gpu && r->steps && r->measured) {
+		s->gpu_pace = r->measured / r->steps;
+		s->gpu_steps = r->steps;
+		ahead = (double)r->measured > PACE_OVER * (double)r->host_span &&
+			s->gpu_pace > s->mean;
+	}
+	end = drain_after(d, s->t[s->nt - 1], s->period);
+	n = s->nt - s->warmup;  /* the last step ends when the wait does */
+	if (end && n)
+		drained = (end - s->t[s->warmup]) / n;
+	ahead |= (double)drained > PACE_OVER * (double)s->mean;
+	if (!ahead)
+		return;
+	s->gpu_paced = 1;
+	s->drained = drained > s->mean;
+	s->step = s->drained ? drained : s->gpu_pace;
 }
 
 void steps_release(struct step_stats *s)

@@ -39,6 +39,10 @@ static void steps_json(struct json *j, const struct step_stats *s)
 	json_begin_object(j);
 	put_uint(j, "count", s->nt ? s->nt - 1 : 0);
 	put_uint(j, "mean_ns", s->mean);
+	put_uint(j, "step_ns", s->step);
+	put_str(j, "step_source", s->gpu_paced ? "gpu_pace" : "host");
+	put_uint(j, "gpu_pace_ns", s->gpu_pace);
+	put_uint(j, "gpu_paced_steps", s->gpu_steps);
 	put_uint(j, "p50_ns", s->p50);
 	put_uint(j, "p99_ns", s->p99);
 	put_str(j, "source", src[s->source]);

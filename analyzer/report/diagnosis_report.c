@@ -54,7 +54,8 @@ static void idle_headline(const struct breakdown *b, char *buf, size_t size,
 
 static void steps_line(FILE *out, const struct step_stats *s, const char *lead)
 {
-	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF], w[80] = "";
+	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF], h[UNITS_BUF], w[80] = "";
+	size_t n = s->nt ? s->nt - 1 - s->warmup : 0;
 
 	if (!s->nt) {
 		report_line(out, "%sno repeating steps found (no NVTX step range, no "
@@ -64,9 +65,16 @@ static void steps_line(FILE *out, const struct step_stats *s, const char *lead)
 	if (s->warmup)
 		snprintf(w, sizeof(w), "; %zu warm-up step%s apart", s->warmup,
 			 plural(s->warmup, "", "s"));
-	report_line(out, "%s%zu step%s of %s mean (p50 %s, p99 %s)%s", lead,
-	      s->nt - 1 - s->warmup, plural(s->nt - 1 - s->warmup, "", "s"), fmt_ns(a, sizeof(a), s->mean),
-	      fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99), w);
+	if (s->gpu_paced)
+		report_line(out, "%s%zu step%s of %s, at the GPU's pace (over %u GPU-timed "
+			    "steps); the host ran ahead: its calls took %s a step (p50 %s)%s",
+			    lead, n, plural(n, "", "s"), fmt_ns(a, sizeof(a), s->step),
+			    s->gpu_steps, fmt_ns(h, sizeof(h), s->mean),
+			    fmt_ns(b, sizeof(b), s->p50), w);
+	else
+		report_line(out, "%s%zu step%s of %s mean (p50 %s, p99 %s)%s", lead, n,
+			    plural(n, "", "s"), fmt_ns(a, sizeof(a), s->mean),
+			    fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99), w);
 }
 
 /* "replayed: step time -31% (-30% to -32%)", or the rules' range. */
