@@ -278,6 +278,8 @@ struct step_stats {
 	uint32_t gpu_steps;             /* ... over so many steps */
 	int gpu_paced;                  /* step is the GPU's pace: the host
 					   ran ahead of the GPU */
+	int alike;                      /* one call repeated: the loop is not
+					   seen in the calls */
 	int drained;                    /* ... from the first step to the end
 					   of the wait for all the work they
 					   queued, else from the GPU-timed ones */

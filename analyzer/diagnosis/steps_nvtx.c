@@ -106,7 +106,25 @@ void steps_nvtx_event(struct diagnosis *d, const struct dump_reader *r,
 		close_range(d, &t->v[t->depth], ev->t0);
 }
 
-/* The best candidate at a depth: repeated, the most time. */
+/*
+ * Whether a name's ranges go on to the end of the program's GPU work (its
+ * last within the last LATE_SHARE of it): the loop's steps do; ranges of
+ * the warm-up (XLA's autotuning runs its candidate modules, each an
+ * XlaModule range with GPU work) stop early.
+ */
+#define LATE_SHARE 4
+static int goes_on(const struct diagnosis *d, const struct nvtx_cand *c)
+{
+	uint64_t last = 0;
+
+	for (size_t i = 0; i < c->spans.n; i++)
+		if (c->spans.v[i].t1 > last)
+			last = c->spans.v[i].t1;
+	return d->last_t <= d->first_t ||
+	       LATE_SHARE * (d->last_t - last) <= d->last_t - d->first_t;
+}
+
+/* The best candidate at a depth: repeated until the end, the most time. */
 static struct nvtx_cand *best_at(const struct diagnosis *d, uint32_t depth)
 {
 	struct nvtx_cand *c, *best = NULL;
@@ -114,7 +132,7 @@ static struct nvtx_cand *best_at(const struct diagnosis *d, uint32_t depth)
 
 	while ((c = hmap_next(&d->cands, &pos))) {
 		if (c->depth != depth || c->spans.n < MIN_STEPS ||
-		    c->gpu_calls < c->count)
+		    c->gpu_calls < c->count || !goes_on(d, c))
 			continue;
 		if (!best || c->total_ns > best->total_ns ||
 		    (c->total_ns == best->total_ns && strcmp(c->key, best->key) < 0))

@@ -657,8 +657,21 @@ int steps_period_pick(struct diagnosis *d, struct step_stats *s)
 	s->period = best->period * q;
 	s->capped = best->capped;
 	s->source = STEPS_PATTERN;
-	s->name = xasprintf("launch pattern: %u GPU calls per step on thread %u",
-			    s->period, best->tid);
+	s->alike = s->period == 1;
+	if (s->alike)
+		s->name = xasprintf("launch pattern: one GPU call repeated on thread %u, "
+				    "every call alike (arguments too, where known): the "
+				    "program's loop cannot be told from its calls, and a step "
+				    "here is a call; an NVTX range or GPUTRACE_STEP marks "
+				    "the loop", best->tid);
+	else if (q > 1 && best->period > 1)
+		s->name = xasprintf("launch pattern: %u GPU calls per step on thread %u "
+				    "(%u repeats of %u calls, told apart by their "
+				    "arguments or the loop's pauses)", s->period, best->tid,
+				    q, best->period);
+	else
+		s->name = xasprintf("launch pattern: %u GPU calls per step on thread %u",
+				    s->period, best->tid);
 	return 1;
 }
 

@@ -43,6 +43,8 @@ static void steps_json(struct json *j, const struct step_stats *s)
 	put_str(j, "step_source", s->gpu_paced ? "gpu_pace" : "host");
 	put_uint(j, "gpu_pace_ns", s->gpu_pace);
 	put_uint(j, "gpu_paced_steps", s->gpu_steps);
+	json_key(j, "calls_alike");
+	json_bool(j, s->alike);
 	put_uint(j, "p50_ns", s->p50);
 	put_uint(j, "p99_ns", s->p99);
 	put_str(j, "source", src[s->source]);
