@@ -10,9 +10,11 @@
  * ends without exit (SIGKILL, os._exit) keeps what the writer flushed, at
  * most GPUTRACE_FLUSH_MS before the end.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "preload/base/dl.h"
 #include "preload/process/exec.h"
 #include "preload/process/fork.h"
 #include "preload/record/functions.h"
@@ -27,6 +29,27 @@ atomic_int gt_active;
 uint64_t gt_start_ns, gt_start_realtime_ns;
 static atomic_int initialised;
 
+/*
+ * Another copy of the library loaded before this one (an installed one
+ * and a build tree's, both in LD_PRELOAD): that one traces, this one
+ * stays inert: no settings read, tracing off, so that each of its
+ * exported functions only calls the real one (the other copy never calls
+ * into this one: dl.h).  Said once, on stderr.
+ */
+static int another_copy_traces(void)
+{
+	const char *other = gt_elf_copy_before();
+	Dl_info self;
+
+	if (!other)
+		return 0;
+	gt_log("gputrace: another copy of the library, '%s', is loaded first and "
+	       "traces; this one ('%s') does nothing\n", other,
+	       dladdr((void *)another_copy_traces, &self) && self.dli_fname
+	       ? self.dli_fname : "?");
+	return 1;
+}
+
 void gt_init(void)
 {
 	struct timespec rt;
@@ -36,7 +59,8 @@ void gt_init(void)
 	gt_start_ns = gt_now();
 	clock_gettime(CLOCK_REALTIME, &rt);
 	gt_start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
-	gt_config_load();
+	if (!another_copy_traces())
+		gt_config_load();           /* else gt_cfg.enabled stays 0 */
 	gt_tsc_init();
 	gt_signals_init();
 	gt_exec_init();

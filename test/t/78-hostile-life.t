@@ -1,0 +1,80 @@
+#!/usr/bin/perl
+# 78-hostile-life.t - how a process lives and ends, with the tracer in it
+# (test/workloads/w_life.c): two copies of the library preloaded (the
+# second stays inert, says so once; gputrace record adds none when
+# LD_PRELOAD has one).
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use File::Copy qw(copy);
+use File::Temp qw(tempdir);
+use Test::More;
+
+use GtRun;
+use GtSafety;
+
+GtRun::require_built(tracer => 1);
+
+my %FAST = (FAKE_CUDA_SYNC_NS => 1000, FAKE_CUDA_COPY_NS => 1000);
+my $GT = GtRun::build_dir() . '/gputrace';
+
+# A copy of the library under a name of its own (not libgputrace*).
+my $copies = tempdir(CLEANUP => 1);
+my $copy = "$copies/other-tracer.so";
+copy(GtRun::lib(), $copy) or die "copy: $!";
+
+sub only_dump {
+	my ($r) = @_;
+
+	is(scalar(@{$r->{dumps}}), 1, 'one dump') or return undef;
+	my ($j, $err) = GtSafety::analyze($r->{dumps}[0]);
+	diag($err) if $err;
+	return $j;
+}
+
+my $ANOTHER = qr/^gputrace: another copy of the library, '[^']+', is loaded first and traces; this one \('[^']+'\) does nothing$/;
+
+for my $order ('copy first', 'copy second') {
+	my $both = $order eq 'copy first' ? "$copy:" . GtRun::lib() : GtRun::lib() . ":$copy";
+
+	subtest "two copies preloaded ($order): a program without CUDA" => sub {
+		my $r = GtRun::run(['/bin/true'], env => { LD_PRELOAD => $both });
+		my @lines = GtSafety::tracer_lines($r);
+
+		is($r->{signal}, 0, 'no crash') or diag(GtRun::describe($r));
+		is($r->{exit}, 0, 'exits 0');
+		is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
+		like($lines[0] // '', $ANOTHER, 'saying the second copy does nothing');
+	};
+
+	subtest "two copies preloaded ($order): a traced program" => sub {
+		my $r = GtRun::run(['w_life', 'run', 20], env => { %FAST, LD_PRELOAD => $both });
+		my $plain = GtRun::run(['w_life', 'run', 20], env => \%FAST, trace => 0);
+		my @t = GtSafety::truths($r);
+
+		is($r->{signal}, 0, 'no crash') or diag(GtRun::describe($r));
+		is($r->{exit}, $plain->{exit}, 'exits as untraced');
+		is(scalar(grep { $_ =~ $ANOTHER } GtSafety::tracer_lines($r)), 1,
+		   'one line for the second copy');
+		GtSafety::exact(only_dump($r), $t[0], 'the first copy traces: every event once');
+	};
+}
+
+subtest 'gputrace record: a copy of the library already in LD_PRELOAD' => sub {
+	plan skip_all => "not built: $GT" unless -x $GT;
+	my $r = GtRun::run([$GT, 'record', '-o', 't-%p.bin', '--', GtRun::workload('w_life'),
+			    'run', 20], trace => 0,
+			   env => { %FAST, LD_PRELOAD => $copy,
+				    ASAN_OPTIONS => 'verify_asan_link_order=0' });
+	my @t = GtSafety::truths($r);
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	ok(!grep({ $_ =~ $ANOTHER } GtSafety::tracer_lines($r)), 'no second copy added')
+		or diag($r->{stderr});
+	like($r->{stderr}, qr/^gputrace: LD_PRELOAD has a copy of the library already, '\Q$copy\E': that one traces$/m,
+	     'says which one traces');
+	GtSafety::exact(only_dump($r), $t[0], 'every event once');
+};
+
+done_testing();
