@@ -2,7 +2,10 @@
 # 78-hostile-life.t - how a process lives and ends, with the tracer in it
 # (test/workloads/w_life.c): two copies of the library preloaded (the
 # second stays inert, says so once; gputrace record adds none when
-# LD_PRELOAD has one).
+# LD_PRELOAD has one); calls made from signal handlers (a watchdog's
+# siglongjmp out of a hung call, a fork in a handler, launches in a
+# handler): every call is an event or counted as dropped, and calls after
+# the handler are traced.
 use strict;
 use warnings;
 use FindBin;
@@ -17,6 +20,7 @@ use GtSafety;
 GtRun::require_built(tracer => 1);
 
 my %FAST = (FAKE_CUDA_SYNC_NS => 1000, FAKE_CUDA_COPY_NS => 1000);
+my %HANG = (FAKE_CUDA_SYNC_NS => 1_000_000_000_000);    # a sync never ends
 my $GT = GtRun::build_dir() . '/gputrace';
 
 # A copy of the library under a name of its own (not libgputrace*).
@@ -32,6 +36,8 @@ sub only_dump {
 	diag($err) if $err;
 	return $j;
 }
+
+sub kernels { return GtSafety::calls_of($_[0], 'kernels', 'symbol', GtRun::K_WORKER) }
 
 my $ANOTHER = qr/^gputrace: another copy of the library, '[^']+', is loaded first and traces; this one \('[^']+'\) does nothing$/;
 
@@ -75,6 +81,52 @@ subtest 'gputrace record: a copy of the library already in LD_PRELOAD' => sub {
 	like($r->{stderr}, qr/^gputrace: LD_PRELOAD has a copy of the library already, '\Q$copy\E': that one traces$/m,
 	     'says which one traces');
 	GtSafety::exact(only_dump($r), $t[0], 'every event once');
+};
+
+for my $how (qw(same deep)) {
+	subtest "a watchdog leaves a hung sync by siglongjmp; launches after, from the $how function" => sub {
+		my $r = GtRun::run(['w_life', 'watchdog', 1001, $how], env => \%HANG, timeout => 60);
+		my @t = GtSafety::truths($r);
+		my $j = only_dump($r);
+
+		is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+		GtSafety::exact($j, $t[0], 'every call an event or dropped', drops => 1);
+		if ($how eq 'same') {
+			is(kernels($j), $t[0]{launches}, 'every launch after it traced');
+		} else {
+			cmp_ok(kernels($j) * 2, '>', $t[0]{launches}, 'launches after it traced');
+		}
+	};
+}
+
+subtest 'a signal handler forks inside a traced call' => sub {
+	my $r = GtRun::run(['w_life', 'sigfork', 1000], env => \%HANG, timeout => 60);
+	my @t = GtSafety::truths($r);
+	my %d = GtSafety::dumps_by_pid($r);
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	like($r->{stdout}, qr/^children ok 1$/m, 'the child exited 0');
+	is(scalar(@t), 2, 'truth lines');
+	is(scalar(keys %d), 2, 'a dump per process') or diag("@{$r->{dumps}}");
+	for my $t (@t) {
+		my $j = $d{$t->{pid}} && $d{$t->{pid}}[0];
+
+		GtSafety::exact($j, $t, "pid $t->{pid}: every call an event or dropped", drops => 1);
+		is(kernels($j), $t->{launches}, "pid $t->{pid}: every launch traced");
+	}
+};
+
+subtest 'launches from a signal handler, while the program syncs' => sub {
+	my $r = GtRun::run(['w_life', 'handler', 8, 200],
+			   env => { FAKE_CUDA_SYNC_NS => 200_000 }, timeout => 120);
+	my @t = GtSafety::truths($r);
+	my $j = only_dump($r);
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	GtSafety::exact($j, $t[0], 'every call an event or dropped', drops => 1);
+	is(GtSafety::calls_of($j, 'syncs', 'api', 'cuStreamSynchronize'), $t[0]{syncs},
+	   'every sync traced');
+	cmp_ok($j ? $j->{dropped} : 0, '>', 0, 'launches made inside a sync counted as dropped');
 };
 
 done_testing();
