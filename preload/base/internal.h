@@ -140,6 +140,9 @@ void gt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* lifecycle.c */
 void gt_init(void);                 /* idempotent; safe before main */
 extern atomic_int gt_active;        /* 1 while events are recorded */
+/* main_exit.c: the library's threads running (the writer, the sampler),
+ * each counted by itself from its first step to its last */
+extern atomic_int gt_own_threads;
 void gt_end_in_exit_handlers(void);  /* lifecycle.c */
 /* fork.c: the generation, bumped in a forked child, in a page every
  * child finds zeroed (claimed: which of its threads starts it over) */

@@ -17,6 +17,7 @@
 #include "preload/base/dl.h"
 #include "preload/process/exec.h"
 #include "preload/process/fork.h"
+#include "preload/process/main_exit.h"
 #include "preload/record/functions.h"
 #include "preload/gpu/gpu_window.h"
 #include "preload/hooks/pinned.h"
@@ -65,6 +66,7 @@ void gt_init(void)
 	gt_signals_init();
 	gt_exec_init();
 	gt_fork_find_real();
+	gt_main_exit_find_real();
 	if (!gt_cfg.enabled)
 		return;
 	if (gt_func_table_init() || gt_pinned_init(gt_cfg.max_pinned)) {

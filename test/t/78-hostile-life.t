@@ -2,10 +2,11 @@
 # 78-hostile-life.t - how a process lives and ends, with the tracer in it
 # (test/workloads/w_life.c): two copies of the library preloaded (the
 # second stays inert, says so once; gputrace record adds none when
-# LD_PRELOAD has one); calls made from signal handlers (a watchdog's
-# siglongjmp out of a hung call, a fork in a handler, launches in a
-# handler): every call is an event or counted as dropped, and calls after
-# the handler are traced.
+# LD_PRELOAD has one); a main thread that ends with pthread_exit (the
+# process still ends, status 0, the dump whole); calls made from signal
+# handlers (a watchdog's siglongjmp out of a hung call, a fork in a
+# handler, launches in a handler): every call is an event or counted as
+# dropped, and calls after the handler are traced.
 use strict;
 use warnings;
 use FindBin;
@@ -81,6 +82,19 @@ subtest 'gputrace record: a copy of the library already in LD_PRELOAD' => sub {
 	like($r->{stderr}, qr/^gputrace: LD_PRELOAD has a copy of the library already, '\Q$copy\E': that one traces$/m,
 	     'says which one traces');
 	GtSafety::exact(only_dump($r), $t[0], 'every event once');
+};
+
+subtest 'the main thread ends with pthread_exit, a thread goes on launching' => sub {
+	my $r = GtRun::run(['w_life', 'mainexit', 50], env => \%FAST, timeout => 60);
+	my $plain = GtRun::run(['w_life', 'mainexit', 50], env => \%FAST, trace => 0,
+			       timeout => 60);
+	my @t = GtSafety::truths($r);
+
+	is($plain->{exit}, 0, 'untraced: exits 0 when the thread ends');
+	ok(!$r->{timed_out}, 'traced: ends too') or diag(GtRun::describe($r));
+	is($r->{exit}, 0, 'exits 0');
+	is($r->{signal}, 0, 'no signal');
+	GtSafety::exact(only_dump($r), $t[0], 'the dump is whole');
 };
 
 for my $how (qw(same deep)) {

@@ -4,6 +4,10 @@
  * the way (test/t/78-hostile-life.t).
  *
  *   w_life run N             N launches, a stream sync after each
+ *   w_life mainexit N        a thread makes N launches and syncs, prints
+ *                            the truth; the main thread ends with
+ *                            pthread_exit (the process ends with the
+ *                            thread, status 0)
  *   w_life watchdog N HOW    a stream sync that hangs (FAKE_CUDA_SYNC_NS
  *                            set high), left by siglongjmp from a SIGPROF
  *                            handler (a watchdog on CPU time); then N
@@ -23,6 +27,7 @@
  *
  * Each mode that launches prints its truth line (launcher.h).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -169,6 +174,25 @@ static int do_handler(long k, long t)
 	return 0;
 }
 
+static void *worker(void *arg)
+{
+	long n = (long)arg;
+	CUstream s = ln_thread_stream(&L);
+
+	ln_run(&L, s, n, 1);
+	ln_truth(&L);
+	return NULL;
+}
+
+static int do_mainexit(long n)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, worker, (void *)n))
+		return WL_EXIT_FAIL;
+	pthread_exit(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -184,6 +208,8 @@ int main(int argc, char **argv)
 		ln_truth(&L);
 		return 0;
 	}
+	if (!strcmp(mode, "mainexit"))
+		return do_mainexit(n);
 	if (!strcmp(mode, "watchdog") && argc > 3)
 		return do_watchdog(n, argv[3]);
 	if (!strcmp(mode, "sigfork"))
