@@ -6,13 +6,15 @@
 # process still ends, status 0, the dump whole); calls made from signal
 # handlers (a watchdog's siglongjmp out of a hung call, a fork in a
 # handler, launches in a handler): every call is an event or counted as
-# dropped, and calls after the handler are traced.
+# dropped, and calls after the handler are traced; stderr's reader gone
+# (no SIGPIPE from the library, a pending one of the program's kept).
 use strict;
 use warnings;
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 use File::Copy qw(copy);
 use File::Temp qw(tempdir);
+use POSIX ();
 use Test::More;
 
 use GtRun;
@@ -142,5 +144,56 @@ subtest 'launches from a signal handler, while the program syncs' => sub {
 	   'every sync traced');
 	cmp_ok($j ? $j->{dropped} : 0, '>', 0, 'launches made inside a sync counted as dropped');
 };
+
+# Run argv with stderr a pipe nobody reads; stdout and the dumps in a
+# folder.  {exit, signal, stdout, dumps}.
+sub run_reader_gone {
+	my ($argv, %env) = @_;
+	my $r = { dir => tempdir(CLEANUP => 1) };
+	$r->{cwd} = $r->{dir};
+	my $env = GtRun::child_env($r, env => \%env);
+	pipe(my $rd, my $wr) or die "pipe: $!";
+	close($rd);
+	my $pid = fork();
+
+	die "fork: $!" unless defined $pid;
+	if (!$pid) {
+		$SIG{PIPE} = 'DEFAULT';
+		%ENV = %$env;
+		chdir($r->{dir});
+		open(STDOUT, '>', "$r->{dir}/stdout") or POSIX::_exit(126);
+		open(STDERR, '>&', $wr) or POSIX::_exit(126);
+		exec { $argv->[0] } @$argv or POSIX::_exit(127);
+	}
+	close($wr);
+	my $status = GtRun::wait_child($pid, 60);
+	$r->{exit} = $status >> 8;
+	$r->{signal} = $status & 127;
+	$r->{stdout} = GtRun::slurp("$r->{dir}/stdout") // '';
+	$r->{dumps} = [ glob("$r->{dir}/*.bin") ];
+	return $r;
+}
+
+subtest "stderr's reader gone: the last line raises no SIGPIPE" => sub {
+	my $r = run_reader_gone([GtRun::workload('w_life'), 'run', 20], %FAST);
+	my @t = GtSafety::truths($r);
+
+	is($r->{signal}, 0, 'no signal');
+	is($r->{exit}, 0, 'exits 0, as untraced');
+	GtSafety::exact(only_dump($r), $t[0], 'the dump is whole');
+};
+
+for my $pending (0, 1) {
+	subtest "stderr's reader gone, SIGPIPE blocked, " . ($pending ? 'one pending' : 'none pending') => sub {
+		my $dir = tempdir(CLEANUP => 1);
+		my $r = run_reader_gone([GtRun::workload('w_life'), 'pipe', $pending], %FAST,
+					GPUTRACE_OUTPUT => "$dir/none/t-%p.bin");
+
+		is($r->{exit}, 0, 'exits 0') or diag("signal $r->{signal}");
+		like($r->{stdout}, qr/^sigpipe pending=$pending$/m,
+		     $pending ? "the program's own SIGPIPE still pending"
+			      : 'no SIGPIPE left pending by the library');
+	};
+}
 
 done_testing();

@@ -24,6 +24,8 @@
  *   w_life handler K T       stream syncs (the null stream) in a loop
  *                            while a SIGPROF handler, every ms of CPU
  *                            time, makes K launches, T times
+ *   w_life pipe P            SIGPIPE blocked (P 1: one raised, pending);
+ *                            one launch; prints "sigpipe pending=0|1"
  *
  * Each mode that launches prints its truth line (launcher.h).
  */
@@ -174,6 +176,28 @@ static int do_handler(long k, long t)
 	return 0;
 }
 
+/* Before the first traced call, which may write to stderr. */
+static void pipe_blocked(int pending)
+{
+	sigset_t pipe;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe, NULL);
+	if (pending)
+		raise(SIGPIPE);
+}
+
+static int do_pipe(void)
+{
+	sigset_t now;
+
+	ln_run(&L, NULL, 1, 0);
+	sigpending(&now);
+	printf("sigpipe pending=%d\n", sigismember(&now, SIGPIPE));
+	return 0;
+}
+
 static void *worker(void *arg)
 {
 	long n = (long)arg;
@@ -202,6 +226,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: w_life MODE N ...\n");
 		return 2;
 	}
+	if (!strcmp(mode, "pipe"))
+		pipe_blocked((int)n);
 	ln_open(&L);
 	if (!strcmp(mode, "run")) {
 		ln_run(&L, L.stream, n, 1);
@@ -216,6 +242,8 @@ int main(int argc, char **argv)
 		return do_sigfork(n);
 	if (!strcmp(mode, "handler") && argc > 3)
 		return do_handler(n, atol(argv[3]));
+	if (!strcmp(mode, "pipe"))
+		return do_pipe();
 	fprintf(stderr, "w_life: unknown mode '%s'\n", mode);
 	return 2;
 }
