@@ -5,10 +5,10 @@
  *
  * Nothing is opened at start: the dump is created at the first traced call,
  * so a process that never uses CUDA leaves no file, and our signal
- * handlers are put in place only then (signals.h).  At exit the writer
- * drains every ring, ends the dump and prints where it is.  A process that
- * ends without exit (SIGKILL, os._exit) keeps what the writer flushed, at
- * most GPUTRACE_FLUSH_MS before the end.
+ * handlers are put in place only then (signals.h).  At exit (and at
+ * quick_exit) the writer drains every ring, ends the dump and prints where
+ * it is.  A process that ends without exit (SIGKILL, os._exit) keeps what
+ * the writer flushed, at most GPUTRACE_FLUSH_MS before the end.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -51,6 +51,13 @@ static int another_copy_traces(void)
 	return 1;
 }
 
+static void end_trace(void)
+{
+	gt_fork_notice();               /* the dump may be a parent's */
+	atomic_store(&gt_active, 0);
+	gt_writer_finish();             /* a second call does nothing */
+}
+
 void gt_init(void)
 {
 	struct timespec rt;
@@ -79,18 +86,16 @@ void gt_init(void)
 	}
 	gt_gpu_init();
 	atomic_store(&gt_active, 1);
+	/* quick_exit runs neither exit's handlers nor destructors: its own,
+	 * this one first in, so last out */
+	if (at_quick_exit(end_trace))
+		gt_debug("gputrace: at_quick_exit refused; quick_exit leaves the "
+			 "dump without its end\n");
 }
 
 __attribute__((constructor)) static void gt_constructor(void)
 {
 	gt_init();
-}
-
-static void end_trace(void)
-{
-	gt_fork_notice();               /* the dump may be a parent's */
-	atomic_store(&gt_active, 0);
-	gt_writer_finish();             /* a second call does nothing */
 }
 
 /*

@@ -7,7 +7,8 @@
 # handlers (a watchdog's siglongjmp out of a hung call, a fork in a
 # handler, launches in a handler): every call is an event or counted as
 # dropped, and calls after the handler are traced; stderr's reader gone
-# (no SIGPIPE from the library, a pending one of the program's kept).
+# (no SIGPIPE from the library, a pending one of the program's kept);
+# quick_exit ends the dump.
 use strict;
 use warnings;
 use FindBin;
@@ -195,5 +196,14 @@ for my $pending (0, 1) {
 			      : 'no SIGPIPE left pending by the library');
 	};
 }
+
+subtest 'quick_exit: the dump ends' => sub {
+	my $r = GtRun::run(['w_life', 'quick', 20], env => \%FAST);
+	my @t = GtSafety::truths($r);
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	GtSafety::exact(only_dump($r), $t[0], 'complete and exact');
+	like($r->{stderr}, qr/^gputrace: wrote /m, 'the "wrote" line');
+};
 
 done_testing();

@@ -26,6 +26,7 @@
  *                            time, makes K launches, T times
  *   w_life pipe P            SIGPIPE blocked (P 1: one raised, pending);
  *                            one launch; prints "sigpipe pending=0|1"
+ *   w_life quick N           N launches and syncs, then quick_exit(0)
  *
  * Each mode that launches prints its truth line (launcher.h).
  */
@@ -244,6 +245,11 @@ int main(int argc, char **argv)
 		return do_handler(n, atol(argv[3]));
 	if (!strcmp(mode, "pipe"))
 		return do_pipe();
+	if (!strcmp(mode, "quick")) {
+		ln_run(&L, L.stream, n, 1);
+		ln_truth(&L);
+		quick_exit(0);
+	}
 	fprintf(stderr, "w_life: unknown mode '%s'\n", mode);
 	return 2;
 }
