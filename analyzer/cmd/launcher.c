@@ -140,17 +140,30 @@ static void make_folders(const char *tmpl)
 	free(dir);
 }
 
-/* Is lib already one of the entries of LD_PRELOAD (colon or space separated)? */
+/*
+ * Is lib, or another copy of the library, already one of the entries of
+ * LD_PRELOAD (colon or space separated)?  Two copies in one process leave
+ * the second inert: the one already there traces (said for another copy).
+ */
 static int preloaded(const char *list, const char *lib)
 {
-	size_t len = strlen(lib);
+	char entry[PATH_MAX];
 
-	for (const char *p = list; (p = strstr(p, lib)); p += len) {
-		int starts = p == list || p[-1] == ':' || p[-1] == ' ';
-		int ends = !p[len] || p[len] == ':' || p[len] == ' ';
+	while (*list) {
+		size_t n = strcspn(list, ": ");
 
-		if (starts && ends)
-			return 1;
+		if (n && n < sizeof(entry)) {
+			memcpy(entry, list, n);
+			entry[n] = 0;
+			if (!strcmp(entry, lib))
+				return 1;
+			if (launcher_is_lib_copy(entry)) {
+				launcher_msg("LD_PRELOAD has a copy of the library already, "
+					     "'%s': that one traces", entry);
+				return 1;
+			}
+		}
+		list += n + (list[n] != 0);
 	}
 	return 0;
 }

@@ -32,6 +32,10 @@ void launcher_msg(const char *fmt, ...) LAUNCHER_PRINTF(1, 2);
 int launcher_find_lib(char *out, size_t size);
 int launcher_find_analyzer(char *out, size_t size);
 
+/* Whether the LD_PRELOAD entry path is a copy of libgputrace.so: named
+ * libgputrace*.so*, or a file exporting the function every copy exports. */
+int launcher_is_lib_copy(const char *path);
+
 /* A sorted list of file names. */
 struct launcher_files {
 	char **names;

@@ -4,15 +4,20 @@
  * gputrace-analyze: beside itself (the build folder: build/gputrace,
  * build/libgputrace.so), in ../lib/ (an installed tree: PREFIX/bin and
  * PREFIX/lib, wherever it was copied to), else under the prefix it was
- * built for (GT_PREFIX).
+ * built for (GT_PREFIX); and whether a file is a copy of the library
+ * (include/gputrace/library.h).
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyzer/cmd/launcher.h"
+#include "include/gputrace/library.h"
 
 #ifndef GT_PREFIX
 #define GT_PREFIX "/usr/local"
@@ -77,4 +82,35 @@ int launcher_find_analyzer(char *out, size_t size)
 {
 	return find_file("gputrace-analyze", "gputrace-analyze",
 			 GT_PREFIX "/bin/gputrace-analyze", out, size);
+}
+
+/* Whether the file at path holds the marker's name as a symbol name
+ * (between two NULs, as in a symbol table's strings). */
+static int holds_marker(const char *path)
+{
+	static const char mark[] = "\0" GT_LIB_MARKER "\0";
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED) {
+			found = memmem(map, (size_t)st.st_size, mark, sizeof(mark) - 1) != NULL;
+			munmap(map, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+	return found;
+}
+
+int launcher_is_lib_copy(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	if (!strncmp(base, GT_LIB_NAME, strlen(GT_LIB_NAME)) && strstr(base, ".so"))
+		return 1;
+	return strchr(path, '/') && holds_marker(path);
 }

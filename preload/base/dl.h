@@ -12,7 +12,7 @@
  * glibc's dlsym/dlvsym.  Any reference from this library to `dlsym` would
  * bind to our own definition, so they are found by reading the dynamic
  * symbol tables of the loaded objects (elf_lookup.c).  RTLD_NEXT passed to
- * these means "after libgputrace.so".
+ * these means "after libgputrace.so", and after any other copy of it.
  */
 void *gt_real_dlsym(void *handle, const char *name);
 void *gt_real_dlvsym(void *handle, const char *name, const char *version);
@@ -25,8 +25,16 @@ void *gt_real_dlvsym(void *handle, const char *name, const char *version);
 void *gt_driver_symbol(const char *name);
 
 /* The default-version definition of `name` in the first loaded object
- * other than this library that defines it, or NULL. */
+ * other than a copy of this library that defines it, or NULL. */
 void *gt_elf_find_global(const char *name);
+
+/*
+ * Other copies of this library in the process (elf_lookup.c): the path
+ * of one loaded before this one, or NULL (then this copy is the one that
+ * traces); whether p lies in another copy.
+ */
+const char *gt_elf_copy_before(void);
+int gt_elf_in_copy(const void *p);
 
 /*
  * CUPTI's own lookups of driver functions get the real ones, never our

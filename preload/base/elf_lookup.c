@@ -4,14 +4,27 @@
  * dynamic symbol tables, without calling dlsym.
  *
  * Needed once: to find glibc's own dlsym and dlvsym, which we interpose.
- * Walks dl_iterate_phdr in load order, skips this library, and takes the
- * first defined, non-hidden version of the name.
+ * Walks dl_iterate_phdr in load order, skips this library and any other
+ * copy of it, and takes the first defined, non-hidden version of the name.
+ *
+ * Two copies of the library in one process (an installed one and a build
+ * tree's, both in LD_PRELOAD) must not take each other's dlsym for the
+ * real one: each would call the other's until the stack is gone.  A copy
+ * is recognised by the function GT_LIB_MARKER it exports, or, older ones,
+ * by a file name that starts with GT_LIB_NAME (include/gputrace/library.h).
  */
 #include <elf.h>
 #include <link.h>
 #include <string.h>
 
+#include "include/gputrace/library.h"
 #include "preload/base/dl.h"
+#include "preload/base/internal.h"
+
+/* What makes this file a copy of the library to the others. */
+GT_EXPORT void gputrace_library(void)
+{
+}
 
 struct elf_query {
 	const char *name;
@@ -89,11 +102,21 @@ static void *find_in_object(struct dl_phdr_info *info, const char *name)
 	return NULL;
 }
 
+/* Whether the object is a copy of this library (this one included). */
+static int is_copy(struct dl_phdr_info *info)
+{
+	const char *path = info->dlpi_name ? info->dlpi_name : "";
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	return find_in_object(info, GT_LIB_MARKER) ||
+	       (!strncmp(base, GT_LIB_NAME, strlen(GT_LIB_NAME)) && strstr(base, ".so"));
+}
+
 static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct elf_query *q = arg;
 
-	if (info->dlpi_addr == q->self_base)
+	if (info->dlpi_addr == q->self_base || is_copy(info))
 		return 0;
 	q->found = find_in_object(info, q->name);
 	return q->found != NULL;
@@ -115,11 +138,76 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+static uintptr_t self_base(void)
+{
+	uintptr_t base = 1;
+
+	gt_dl_iterate(find_self, &base);
+	return base;
+}
+
 void *gt_elf_find_global(const char *name)
 {
-	struct elf_query q = { .name = name, .self_base = 1 };
+	struct elf_query q = { .name = name, .self_base = self_base() };
 
-	gt_dl_iterate(find_self, &q.self_base);
 	gt_dl_iterate(visit, &q);
 	return q.found;
+}
+
+struct copy_query {
+	uintptr_t self_base;
+	const void *at;                 /* gt_elf_in_copy's address */
+	const char *found;              /* the copy's path */
+};
+
+static const char *name_of(const struct dl_phdr_info *info)
+{
+	return info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "?";
+}
+
+/* In load order, up to this library: the first copy. */
+static int visit_before(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct copy_query *q = arg;
+
+	if (info->dlpi_addr == q->self_base)
+		return 1;
+	if (!is_copy(info))
+		return 0;
+	q->found = name_of(info);
+	return 1;
+}
+
+/* The object holding q->at, if it is another copy. */
+static int visit_at(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct copy_query *q = arg;
+	uintptr_t a = (uintptr_t)q->at;
+	int holds = 0;
+
+	for (int i = 0; i < info->dlpi_phnum && !holds; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		holds = ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz;
+	}
+	if (holds && info->dlpi_addr != q->self_base && is_copy(info))
+		q->found = name_of(info);
+	return holds;
+}
+
+const char *gt_elf_copy_before(void)
+{
+	struct copy_query q = { .self_base = self_base() };
+
+	gt_dl_iterate(visit_before, &q);
+	return q.found;
+}
+
+int gt_elf_in_copy(const void *p)
+{
+	struct copy_query q = { .self_base = self_base(), .at = p };
+
+	gt_dl_iterate(visit_at, &q);
+	return q.found != NULL;
 }

@@ -9,9 +9,11 @@
 #ifndef GPUTRACE_PRELOAD_INTERNAL_H
 #define GPUTRACE_PRELOAD_INTERNAL_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #define GT_EXPORT __attribute__((visibility("default")))
@@ -139,9 +141,26 @@ void gt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 			gt_log(__VA_ARGS__);                            \
 	} while (0)
 
+/*
+ * The library's writes raise no SIGPIPE (log.c): gt_write is write(2)
+ * with SIGPIPE blocked, and one it raised taken back (one the program had
+ * pending is kept).  gt_nopipe_begin/end do the same around other code
+ * that writes.  Async-signal-safe; errno as the write left it.
+ */
+struct gt_nopipe {
+	sigset_t old;
+	int had;
+};
+void gt_nopipe_begin(struct gt_nopipe *g);
+void gt_nopipe_end(struct gt_nopipe *g);
+ssize_t gt_write(int fd, const void *buf, size_t n);
+
 /* lifecycle.c */
 void gt_init(void);                 /* idempotent; safe before main */
 extern atomic_int gt_active;        /* 1 while events are recorded */
+/* main_exit.c: the library's threads running (the writer, the sampler),
+ * each counted by itself from its first step to its last */
+extern atomic_int gt_own_threads;
 void gt_end_in_exit_handlers(void);  /* lifecycle.c */
 /* fork.c: the generation, bumped in a forked child, in a page every
  * child finds zeroed (claimed: which of its threads starts it over) */

@@ -96,6 +96,7 @@ static void *sampler_main(void *arg)
 	uint64_t next = gt_now();
 	int cuda_done = 0;
 
+	atomic_fetch_add(&gt_own_threads, 1);
 	gt_env_host();
 	gt_env_nvml(&g);
 	do {
@@ -116,6 +117,7 @@ static void *sampler_main(void *arg)
 	s.running = 0;
 	pthread_cond_broadcast(&s.cond);
 	pthread_mutex_unlock(&s.lock);
+	atomic_fetch_sub(&gt_own_threads, 1);
 	return arg;
 }
 

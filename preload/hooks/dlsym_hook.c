@@ -35,26 +35,41 @@ static void resolve_real(void)
 		atomic_store(&real_dlvsym, (dlvsym_fn)gt_elf_find_global("dlvsym"));
 }
 
+static void *lookup_next(const char *name, const char *version, const void *caller);
+
+/* What RTLD_NEXT found, unless another copy of this library defines it:
+ * then the next definition after that copy (elf_lookup.c). */
+static void *past_copies(void *p, const char *name, const char *version)
+{
+	while (p && gt_elf_in_copy(p))
+		p = lookup_next(name, version, p);
+	return p;
+}
+
 void *gt_real_dlsym(void *handle, const char *name)
 {
 	dlsym_fn f = atomic_load_explicit(&real_dlsym, memory_order_relaxed);
+	void *p;
 
 	if (unlikely(!f)) {
 		resolve_real();
 		f = atomic_load(&real_dlsym);
 	}
-	return f ? f(handle, name) : NULL;
+	p = f ? f(handle, name) : NULL;
+	return handle == RTLD_NEXT ? past_copies(p, name, NULL) : p;
 }
 
 void *gt_real_dlvsym(void *handle, const char *name, const char *version)
 {
 	dlvsym_fn f = atomic_load_explicit(&real_dlvsym, memory_order_relaxed);
+	void *p;
 
 	if (unlikely(!f)) {
 		resolve_real();
 		f = atomic_load(&real_dlvsym);
 	}
-	return f ? f(handle, name, version) : NULL;
+	p = f ? f(handle, name, version) : NULL;
+	return handle == RTLD_NEXT ? past_copies(p, name, version) : p;
 }
 
 void *gt_driver_symbol(const char *name)

@@ -73,10 +73,10 @@ static inline void *indirect_real(int op)
 
 #define X(sym, api, ver, sfx, kd, fl, P, A, F, POST)                         \
 	GT_EXPORT CUresult CUDAAPI sym P                                     \
-	GT_WRAP_BODY(CUresult, CUDA_ERROR_NOT_INITIALIZED, GT_OP_##sym, kd, fl,   \
+	GT_WRAP_BODY(CUresult, CUDA_ERROR_NOT_INITIALIZED, GT_OP_##sym, kd, fl, 0, \
 		     direct_real(GT_OP_##sym), P, A, F, POST) \
 	static CUresult CUDAAPI indirect_##sym P                             \
-	GT_WRAP_BODY(CUresult, CUDA_ERROR_NOT_INITIALIZED, GT_OP_##sym, kd, fl,   \
+	GT_WRAP_BODY(CUresult, CUDA_ERROR_NOT_INITIALIZED, GT_OP_##sym, kd, fl, 0, \
 		     indirect_real(GT_OP_##sym), P, A, F, POST) \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(&indirect_##sym), \
 						    PFN_##api##_v##ver##sfx), \

@@ -38,7 +38,7 @@ static void *runtime_real(int op)
 #define R(sym, P, A, fl, FILL, POST)                                         \
 	GT_EXPORT cudaError_t sym P                                          \
 	GT_WRAP_BODY(cudaError_t, cudaErrorInitializationError, GT_OP_##sym,  \
-		     (GT_KIND_HOSTALLOC, GT_DIR_NONE), fl,                    \
+		     (GT_KIND_HOSTALLOC, GT_DIR_NONE), fl, GT_NEST_QUIET,     \
 		     runtime_real(GT_OP_##sym), P, A, FILL, POST)
 #include "preload/base/runtime.def"
 #undef R

@@ -6,6 +6,12 @@
  * the call goes straight through (POST still runs, with r NULL).  `r` and
  * `res_` are the names the tables' fill and post expressions use.
  *
+ * A signal handler's call (or fork) while the real function runs may
+ * have taken the slot over (ring.h, gt_rec_held): then the call goes on
+ * as one not recorded, and writes no more into the slot.  nest is
+ * GT_NEST_QUIET where the real function's own traced calls are part of
+ * this one (the runtime's), else 0.
+ *
  * ret_t is the call's result type and not_found what it returns when no
  * real function stands behind the wrapper; kd is the (kind, direction)
  * pair and fl the GT_OPF_* flags, all compile-time constants, so the
@@ -32,7 +38,7 @@
 			   (k) == GT_KIND_COPY ? (r)->u.copy.count :           \
 			   (k) == GT_KIND_GRAPH ? GT_GPU_UNCOUNTED : 0u)
 
-#define GT_WRAP_BODY(ret_t, not_found, op, kd, fl, realexpr, P, A, FILL, POST) \
+#define GT_WRAP_BODY(ret_t, not_found, op, kd, fl, nest, realexpr, P, A, FILL, POST) \
 	{                                                                    \
 		ret_t (*real_) P = (ret_t (*) P)(realexpr);                  \
 		struct gt_rec *r;                                            \
@@ -40,7 +46,7 @@
 		unsigned gpu_;                                               \
 		if (unlikely(!real_))                                        \
 			return not_found;                                    \
-		r = gt_rec_begin();                                          \
+		r = gt_rec_begin_as(nest);                                   \
 		if (!r) {                                                    \
 			res_ = real_ A;                                      \
 			POST;                                                \
@@ -53,6 +59,13 @@
 		       GT_GPU_BEGIN(GT_GPU_WORK(GT_PAIR_FIRST kd, r)) : 0u;  \
 		r->t0 = gt_stamp();                                          \
 		res_ = real_ A;                                              \
+		if (unlikely(!gt_rec_held())) {                              \
+			r = NULL;                                            \
+			GT_GPU_END(gpu_, 1, GT_PAIR_FIRST kd == GT_KIND_SYNC); \
+			POST;                                                \
+			gt_rec_lost();                                       \
+			return res_;                                         \
+		}                                                            \
 		r->t1 = gt_stamp();                                          \
 		GT_GPU_END(gpu_, res_ != 0, GT_PAIR_FIRST kd == GT_KIND_SYNC); \
 		POST;                                                        \

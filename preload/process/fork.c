@@ -41,6 +41,7 @@
 #include "preload/stack/callsite.h"
 #include "preload/base/dl.h"
 #include "preload/process/fork.h"
+#include "preload/process/main_exit.h"
 #include "preload/record/functions.h"
 #include "preload/base/internal.h"
 #include "preload/nvtx/nvtx.h"
@@ -69,6 +70,7 @@ static void in_child(void)
 	gt_writer_forget();
 	gt_func_after_fork();
 	gt_signals_after_fork();
+	gt_main_exit_after_fork();
 	gt_unwind_after_fork();
 	gt_start_ns = gt_now();
 	clock_gettime(CLOCK_REALTIME, &rt);

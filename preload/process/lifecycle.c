@@ -5,16 +5,19 @@
  *
  * Nothing is opened at start: the dump is created at the first traced call,
  * so a process that never uses CUDA leaves no file, and our signal
- * handlers are put in place only then (signals.h).  At exit the writer
- * drains every ring, ends the dump and prints where it is.  A process that
- * ends without exit (SIGKILL, os._exit) keeps what the writer flushed, at
- * most GPUTRACE_FLUSH_MS before the end.
+ * handlers are put in place only then (signals.h).  At exit (and at
+ * quick_exit) the writer drains every ring, ends the dump and prints where
+ * it is.  A process that ends without exit (SIGKILL, os._exit) keeps what
+ * the writer flushed, at most GPUTRACE_FLUSH_MS before the end.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "preload/base/dl.h"
 #include "preload/process/exec.h"
 #include "preload/process/fork.h"
+#include "preload/process/main_exit.h"
 #include "preload/record/functions.h"
 #include "preload/gpu/gpu_window.h"
 #include "preload/hooks/pinned.h"
@@ -27,6 +30,34 @@ atomic_int gt_active;
 uint64_t gt_start_ns, gt_start_realtime_ns;
 static atomic_int initialised;
 
+/*
+ * Another copy of the library loaded before this one (an installed one
+ * and a build tree's, both in LD_PRELOAD): that one traces, this one
+ * stays inert: no settings read, tracing off, so that each of its
+ * exported functions only calls the real one (the other copy never calls
+ * into this one: dl.h).  Said once, on stderr.
+ */
+static int another_copy_traces(void)
+{
+	const char *other = gt_elf_copy_before();
+	Dl_info self;
+
+	if (!other)
+		return 0;
+	gt_log("gputrace: another copy of the library, '%s', is loaded first and "
+	       "traces; this one ('%s') does nothing\n", other,
+	       dladdr((void *)another_copy_traces, &self) && self.dli_fname
+	       ? self.dli_fname : "?");
+	return 1;
+}
+
+static void end_trace(void)
+{
+	gt_fork_notice();               /* the dump may be a parent's */
+	atomic_store(&gt_active, 0);
+	gt_writer_finish();             /* a second call does nothing */
+}
+
 void gt_init(void)
 {
 	struct timespec rt;
@@ -36,11 +67,13 @@ void gt_init(void)
 	gt_start_ns = gt_now();
 	clock_gettime(CLOCK_REALTIME, &rt);
 	gt_start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
-	gt_config_load();
+	if (!another_copy_traces())
+		gt_config_load();           /* else gt_cfg.enabled stays 0 */
 	gt_tsc_init();
 	gt_signals_init();
 	gt_exec_init();
 	gt_fork_find_real();
+	gt_main_exit_find_real();
 	if (!gt_cfg.enabled)
 		return;
 	if (gt_func_table_init() || gt_pinned_init(gt_cfg.max_pinned)) {
@@ -53,18 +86,16 @@ void gt_init(void)
 	}
 	gt_gpu_init();
 	atomic_store(&gt_active, 1);
+	/* quick_exit runs neither exit's handlers nor destructors: its own,
+	 * this one first in, so last out */
+	if (at_quick_exit(end_trace))
+		gt_debug("gputrace: at_quick_exit refused; quick_exit leaves the "
+			 "dump without its end\n");
 }
 
 __attribute__((constructor)) static void gt_constructor(void)
 {
 	gt_init();
-}
-
-static void end_trace(void)
-{
-	gt_fork_notice();               /* the dump may be a parent's */
-	atomic_store(&gt_active, 0);
-	gt_writer_finish();             /* a second call does nothing */
 }
 
 /*

@@ -104,15 +104,18 @@ static int is_crash(int sig)
 static void say_crash_stack(int sig)
 {
 	static const char head[] = "gputrace: crashed; native stack:\n";
+	struct gt_nopipe g;
 	void *pcs[64];
 	int n;
 
 	if (!gt_cfg.debug || !is_crash(sig))
 		return;
-	if (write(2, head, sizeof(head) - 1) < 0)
+	if (gt_write(2, head, sizeof(head) - 1) < 0)
 		return;
 	n = backtrace(pcs, 64);
+	gt_nopipe_begin(&g);
 	backtrace_symbols_fd(pcs, n, 2);
+	gt_nopipe_end(&g);
 }
 
 /*

@@ -114,7 +114,7 @@ int gt_dump_out_flush(struct gt_dump_out *o)
 		reopen(o);
 
 	while (o->file.fd >= 0 && off < o->len) {
-		ssize_t n = write(o->file.fd, o->buf + off, o->len - off);
+		ssize_t n = gt_write(o->file.fd, o->buf + off, o->len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -105,7 +105,7 @@ static void ring_push(struct gt_ring *ring)
 	} while (!atomic_compare_exchange_weak(&ring_list, &head, ring));
 }
 
-struct gt_ring *gt_thread_attach(struct gt_thread *t)
+struct gt_ring *gt_thread_attach(struct gt_thread *t, uintptr_t holder)
 {
 	unsigned gen;
 	struct gt_ring *ring;
@@ -114,13 +114,15 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t)
 	gt_fork_notice();                   /* a child made without fork() */
 	if (!atomic_load(&gt_active))       /* ... that is not traced */
 		return NULL;
+	t->busy = holder;
+	atomic_signal_fence(memory_order_seq_cst);
 	gen = atomic_load(&gt_mark->generation);
 	if (t->generation != gen) {         /* first call, or forked child */
 		t->generation = gen;
 		t->ring = NULL;
-		t->no_ring = 0;
+		t->id_base = 0;
 	}
-	if (t->no_ring)
+	if (t->id_base == GT_NO_RING)
 		goto no_ring;
 	ring = ring_from_free_list();
 	if (!ring)
@@ -129,7 +131,7 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t)
 	    gt_writer_cycle_wait(GT_RING_WAIT_MS) == 0)
 		ring = ring_from_free_list();   /* exited threads' rings, taken back */
 	if (!ring) {
-		t->no_ring = 1;
+		t->id_base = GT_NO_RING;
 		if (no_memory)
 			gt_warn_once("gputrace: no memory for a thread's buffer: "
 				     "its events are counted as dropped\n");
@@ -160,7 +162,72 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t)
 no_ring:
 	atomic_fetch_add_explicit(&gt_drops_no_ring, 1, memory_order_relaxed);
 	gt_writer_start();
+	t->busy = 0;
 	return NULL;
+}
+
+void gt_rec_drop(struct gt_thread *t)
+{
+	if (t->ring && t->generation == atomic_load(&gt_mark->generation))
+		atomic_fetch_add_explicit(&t->ring->drops, 1, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&gt_drops_no_ring, 1, memory_order_relaxed);
+}
+
+/*
+ * How many nested calls met the same holder of the same slot (the same
+ * busy with the same head): past GT_NEST_MAX the holder is taken to be
+ * gone, left by a longjmp to a frame above it while later calls are made
+ * deeper (a signal handler makes a few calls, and its wrapper then
+ * publishes and clears the flag).  Only on this path: not on the hot one.
+ */
+static __thread struct {
+	uintptr_t busy;
+	uint64_t head;
+	unsigned calls;
+} nested __attribute__((tls_model("initial-exec")));
+
+static int nested_too_long(const struct gt_thread *t)
+{
+	if (nested.busy != t->busy || nested.head != t->head) {
+		nested.busy = t->busy;
+		nested.head = t->head;
+		nested.calls = 0;
+	}
+	return ++nested.calls > GT_NEST_MAX;
+}
+
+/*
+ * The holder is this thread's, from a call that has not returned.  A call
+ * nested inside it runs deeper on the stack, below the holder's whole
+ * frame (a signal handler's, under the kernel's signal frame, or one the
+ * real function makes), so a call at the holder's frame or about there is
+ * not nested: the holder was left by a longjmp (a watchdog's, out of a
+ * hung call), and would keep every later call of the thread out.  "About
+ * there": a call from the same function as the holder's sits up to
+ * GT_NEST_SLACK lower when more of its arguments go on the stack (a
+ * launch's); the runtime's calls (GT_NEST_QUIET), whose driver calls are
+ * nested in them right below, get no slack.  The holder's call is counted
+ * as dropped, and the flag taken over.  Should the judgement be wrong (a
+ * handler on an alternate stack above this one), the holder finds its
+ * slot taken when it returns (gt_rec_held) and writes no more into it.
+ */
+int gt_rec_busy(struct gt_thread *t, uintptr_t frame)
+{
+	uintptr_t holder = t->busy & ~(uintptr_t)GT_NEST_QUIET;
+	uintptr_t reach = t->busy & GT_NEST_QUIET ? holder : holder - GT_NEST_SLACK;
+
+	gt_fork_notice();                   /* a child made inside a wrapper */
+	if (!t->busy)
+		return 1;
+	if (frame < reach && !nested_too_long(t)) {
+		if (!(t->busy & GT_NEST_QUIET))
+			gt_rec_drop(t);
+		return 0;
+	}
+	gt_rec_drop(t);
+	t->busy = 0;
+	return 1;
 }
 
 /*
@@ -227,10 +294,12 @@ void gt_ring_collect(void)
 void gt_ring_forget_all(void)
 {
 	struct gt_ring *ring = atomic_load(&ring_list), *next;
+	struct gt_ring *held = gt_self.busy ? gt_self.ring : NULL;
 
 	for (; ring; ring = next) {
 		next = ring->next;
-		munmap(ring, ring->bytes);
+		if (ring != held)
+			munmap(ring, ring->bytes);
 	}
 	for (ring = free_list; ring; ring = next) {
 		next = ring->next;
@@ -241,7 +310,10 @@ void gt_ring_forget_all(void)
 	if (exit_key_made)                      /* not our ring any more */
 		pthread_setspecific(exit_key, NULL);
 	atomic_store(&ring_bytes_used, 0);
-	atomic_store(&gt_drops_no_ring, 0);
+	atomic_store(&gt_drops_no_ring, gt_self.busy ? 1 : 0);
 	atomic_store(&exited_pending, 0);
 	pthread_mutex_init(&free_lock, NULL);
+	gt_self.busy = 0;                       /* the child's calls are traced */
+	gt_self.ring = NULL;
+	gt_self.recs = NULL;
 }

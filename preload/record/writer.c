@@ -515,6 +515,7 @@ static void *writer_main(void *arg)
 	uint32_t seen = atomic_load(&w.wake);
 
 	in_writer = 1;
+	atomic_fetch_add(&gt_own_threads, 1);
 	for (;;) {
 		if (atomic_load(&w.stop))
 			break;
@@ -534,6 +535,7 @@ static void *writer_main(void *arg)
 		next = start + period;
 	}
 	atomic_store(&w.alive, 0);
+	atomic_fetch_sub(&gt_own_threads, 1);
 	return NULL;
 }
 
