@@ -14,6 +14,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -464,6 +465,29 @@ static void drain(int final)
 	gt_dump_out_flush(&w.out);
 }
 
+/* A note in the dump, at level 0. */
+static void put_note(const char *text, int n)
+{
+	uint32_t level = 0;
+
+	if (n > 0)
+		gt_dump_out_chunk2(&w.out, GT_CHUNK_NOTE, &level, sizeof(level), text,
+				   (size_t)n);
+}
+
+/* What the tables could not hold, counted, said in the dump. */
+static void put_table_notes(void)
+{
+	char note[256];
+	uint64_t unnamed = gt_func_unnamed();
+
+	if (unnamed)
+		put_note(note, snprintf(note, sizeof(note), "kernel table full: %llu "
+					"launches of kernels beyond the first %u "
+					"(GPUTRACE_MAX_FUNCTIONS) have no name",
+					(unsigned long long)unnamed, gt_cfg.max_functions));
+}
+
 /*
  * The last drain, the END chunk, the line on stderr: once per dump, by
  * the exit path, exec, or the writer thread when a signal asks.
@@ -477,6 +501,7 @@ static void end_dump(void)
 	drain(1);                           /* ends with a flush */
 	hooks_run(&end_hooks, 1);
 	put_side_chunks();                  /* what they said */
+	put_table_notes();
 	w.end_off = w.out.bytes_written + w.out.len;
 	end = (struct gt_end){ .end_ns = gt_now(), .events = w.events,
 			       .dropped = w.dropped };

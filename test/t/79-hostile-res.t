@@ -43,4 +43,35 @@ for my $sample (100, 0) {
 	};
 }
 
+# More kernel handles than GPUTRACE_MAX_FUNCTIONS names (JIT,
+# autotuning), then a steady loop of 10 kernels the table never saw: a
+# launch costs about what it cost before the table filled (CPU time of
+# the launching thread, measured in the workload), and what has no name
+# is counted in the dump.
+subtest 'a kernel table with every id spent: the steady loop stays cheap' => sub {
+	my ($max, $fill, $rounds) = (16384, 40000, 1000);
+	my $r = GtRun::run(['w_res', 'kernels', $fill, $rounds],
+			   env => { %FAST, GPUTRACE_MAX_FUNCTIONS => $max });
+	my @t = GtSafety::truths($r);
+	my ($before, $after) = $r->{stdout} =~ /^cpu_ns_per_launch before=([\d.]+) after=([\d.]+)$/m;
+	my ($late) = $r->{stdout} =~ /^unnamed_launches_max=(\d+)$/m;
+	my $j = $r->{json};
+
+	is($r->{exit}, 0, 'exits 0') or return diag(GtRun::describe($r));
+	ok(defined $before && defined $late, 'the workload measured') or return;
+	diag("CPU time per launch: $before ns before the table filled, $after ns after");
+	cmp_ok($after, '<', 5 * $before + 2000,
+	       'a launch of a kernel the full table does not know costs about as before');
+	ok($j, 'a dump') or return diag($r->{analyze_err});
+	is($j->{events} + $j->{dropped}, $t[0]{launches}, 'events + dropped = launches');
+	# the first 10 kernels took 10 ids: the rest of the ids went to the
+	# first handles of the fill, every later launch has no name
+	my @notes = grep { /^kernel table full: / } @{$j->{notes} || []};
+	my ($n) = ($notes[0] // '') =~ /^kernel table full: (\d+) launches /;
+	is(scalar(@notes), 1, 'the dump notes the launches with no name') or diag(explain($j->{notes}));
+	is($n, $late - ($max - 10), 'counting every one');
+	is(scalar(grep { /GPUTRACE_MAX_FUNCTIONS/ } GtSafety::tracer_lines($r)), 1,
+	   'said once on stderr');
+};
+
 done_testing();
