@@ -37,6 +37,10 @@
 #define EV_CHUNK_MAX (256u << 10)   /* payload bytes per events chunk */
 #define EV_REC_MAX (16 * GT_VARINT_MAX)   /* 5 common + up to 11 args */
 #define EV_RELEASE 4096             /* slots handed back during a drain */
+#define SHAPES_MAX 32768            /* distinct launch shapes kept, */
+#define SHAPES_SPILL 8192           /* then one per kernel for the others */
+#define STREAMS_MAX 8192            /* distinct streams, then one for all */
+#define STREAM_OTHERS UINT64_MAX    /* the handle of the one for all */
 
 static struct {
 	atomic_int started;
@@ -54,6 +58,7 @@ static struct {
 	char path[4096];
 	struct gt_dump_out out;
 	struct gt_idmap shapes, streams;
+	uint64_t shapes_over, streams_over;   /* events past the tables */
 	_Atomic uint32_t next_string;
 	pthread_mutex_t side_lock;
 	uint8_t *side, *side_spare;     /* chunks from other threads */
@@ -140,40 +145,75 @@ static void put_function(uint32_t id)
 	gt_steps_function(id, f.name_str ? fi->name : NULL);
 }
 
+/* The id of a shape, added to the table (up to max shapes) if new. */
+static uint32_t shape_lookup(struct gt_shape *s, size_t max, int *added)
+{
+	uint32_t key[8] = { s->function, s->shared_mem };
+
+	_Static_assert(sizeof(key) == GT_IDMAP_KEY, "a shape is a whole key");
+	memcpy(&key[2], s->grid, sizeof(s->grid));
+	memcpy(&key[5], s->block, sizeof(s->block));
+	return gt_idmap_get(&w.shapes, key, max, added);
+}
+
+/*
+ * A launch's shape.  Past SHAPES_MAX shapes, a new one counts under its
+ * kernel's shape of grid, block and shared memory 0 (one per kernel, for
+ * SHAPES_SPILL kernels), so that its kernel is still known.
+ */
 static uint32_t shape_id(const struct gt_rec *r, uint64_t t0)
 {
 	struct gt_shape s = { .function = r->u.launch.func,
 			      .shared_mem = r->u.launch.shared_mem };
-	uint32_t key[8] = { r->u.launch.func, r->u.launch.shared_mem };
 	int added;
 
-	memcpy(&key[2], r->u.launch.grid, sizeof(s.grid));
-	memcpy(&key[5], r->u.launch.block, sizeof(s.block));
-	s.id = gt_idmap_get(&w.shapes, key, &added);
+	memcpy(s.grid, r->u.launch.grid, sizeof(s.grid));
+	memcpy(s.block, r->u.launch.block, sizeof(s.block));
+	s.id = shape_lookup(&s, SHAPES_MAX, &added);
+	if (unlikely(!s.id)) {
+		if (!w.shapes_over++)
+			gt_log("gputrace: more than %u launch shapes: further ones count "
+			       "under their kernel's shape 0x0x0\n", SHAPES_MAX);
+		s = (struct gt_shape){ .function = r->u.launch.func };
+		s.id = shape_lookup(&s, SHAPES_MAX + SHAPES_SPILL, &added);
+	}
 	if (added) {
 		gt_steps_new_kernel(t0);
 		if (s.function)
 			put_function(s.function);
-		memcpy(s.grid, r->u.launch.grid, sizeof(s.grid));
-		memcpy(s.block, r->u.launch.block, sizeof(s.block));
 		gt_dump_out_chunk(&w.out, GT_CHUNK_SHAPE, &s, sizeof(s));
 	}
 	return s.id;
 }
 
-static uint32_t stream_id(uint64_t handle)
+/* The id of a stream, added to the table (up to max streams) if new. */
+static uint32_t stream_lookup(struct gt_stream *s, size_t max)
 {
 	uint8_t key[GT_IDMAP_KEY] = { 0 };
-	struct gt_stream s = { .handle = handle };
 	int added;
+
+	memcpy(key, &s->handle, sizeof(s->handle));
+	s->id = gt_idmap_get(&w.streams, key, max, &added);
+	if (added)
+		gt_dump_out_chunk(&w.out, GT_CHUNK_STREAM, s, sizeof(*s));
+	return s->id;
+}
+
+/* A call's stream; past STREAMS_MAX streams, new ones share one id (its
+ * handle STREAM_OTHERS). */
+static uint32_t stream_id(uint64_t handle)
+{
+	struct gt_stream s = { .handle = handle };
 
 	if (!handle)
 		return 0;
-	memcpy(key, &handle, sizeof(handle));
-	s.id = gt_idmap_get(&w.streams, key, &added);
-	if (added)
-		gt_dump_out_chunk(&w.out, GT_CHUNK_STREAM, &s, sizeof(s));
-	return s.id;
+	if (likely(stream_lookup(&s, STREAMS_MAX)))
+		return s.id;
+	if (!w.streams_over++)
+		gt_log("gputrace: more than %u streams: further ones share one id\n",
+		       STREAMS_MAX);
+	s.handle = STREAM_OTHERS;
+	return stream_lookup(&s, STREAMS_MAX + 1);
 }
 
 static void events_begin(const struct gt_ring *ring, uint64_t seq)
@@ -486,6 +526,17 @@ static void put_table_notes(void)
 					"launches of kernels beyond the first %u "
 					"(GPUTRACE_MAX_FUNCTIONS) have no name",
 					(unsigned long long)unnamed, gt_cfg.max_functions));
+	if (w.shapes_over)
+		put_note(note, snprintf(note, sizeof(note), "launch shape table full: "
+					"%llu launches of shapes beyond the first %u "
+					"count under their kernel's shape 0x0x0",
+					(unsigned long long)w.shapes_over, SHAPES_MAX));
+	if (w.streams_over)
+		put_note(note, snprintf(note, sizeof(note), "stream table full: %llu "
+					"calls on streams beyond the first %u share "
+					"one stream (handle 0x%llx)",
+					(unsigned long long)w.streams_over, STREAMS_MAX,
+					(unsigned long long)STREAM_OTHERS));
 }
 
 /*

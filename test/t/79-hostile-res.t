@@ -74,4 +74,41 @@ subtest 'a kernel table with every id spent: the steady loop stays cheap' => sub
 	   'said once on stderr');
 };
 
+# 300,000 launches, each of a launch shape and a stream never seen
+# before, against as many of one shape on one stream: the writer's tables
+# stop at their caps (docs/how-it-works.md, Memory), so the peak resident
+# memory of the process grows by a few MiB, not by the 75 MiB and more of
+# tables that grow with every shape; what went past them is counted.
+subtest 'distinct launch shapes and streams: bounded tables' => sub {
+	my $n = 300000;
+	my $r = GtRun::run(['w_res', 'intern', $n], env => \%FAST, timeout => 300);
+	my ($same, $distinct) = $r->{stdout} =~ /^maxrss_kb same=(\d+) distinct=(\d+)$/m;
+	my @t = GtSafety::truths($r);
+	my %d = GtSafety::dumps_by_pid($r);
+
+	is($r->{exit}, 0, 'exits 0') or return diag(GtRun::describe($r));
+	ok(defined $distinct, 'both children measured') or return;
+	diag("peak resident memory: $same KiB with one shape, $distinct KiB with $n");
+	cmp_ok($distinct - $same, '<', 16 * 1024, 'less than 16 MiB more');
+	is(scalar(@t), 2, 'two children launched');
+	for my $i (0, 1) {
+		my $j = $d{$t[$i]{pid} // 0}[0];
+		my @notes = @{($j && $j->{notes}) || []};
+
+		ok($j, "child $i: a dump") or next;
+		is($j->{events} + $j->{dropped}, $t[$i]{launches}, "child $i: events + dropped = launches");
+		if ($i == 0) {
+			is(scalar(grep { /table full/ } @notes), 0, 'one shape: no table full');
+			next;
+		}
+		my ($shapes) = join("\n", @notes) =~ /^launch shape table full: (\d+) launches /m;
+		my ($streams) = join("\n", @notes) =~ /^stream table full: (\d+) calls /m;
+		cmp_ok($shapes // 0, '>', 0, 'the launches past the shape table are counted in the dump');
+		cmp_ok($streams // 0, '>', 0, 'the calls past the stream table are counted in the dump');
+		cmp_ok(($shapes // 0) + 0, '<=', $j->{events}, '... no more than the events');
+		is(GtSafety::calls_of($j, 'kernels', 'symbol', GtRun::K_WORKER), $j->{events},
+		   'every launch still counts under its kernel');
+	}
+};
+
 done_testing();

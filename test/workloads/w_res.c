@@ -208,7 +208,7 @@ static void intern_child(long n, int distinct)
 
 		launch(L.kernel, distinct ? (unsigned)i + 1 : 4, s);
 		if (i % PACE == PACE - 1)
-			pause_ms(1);
+			pause_ms(4);
 	}
 	ln_truth(&L);
 }
