@@ -700,6 +700,12 @@ static int open_dump(void)
 		return -1;
 	}
 	fd = gt_output_create(w.path, sizeof(w.path));
+	if (fd == -ENXIO) {
+		gt_log("gputrace: '%s' takes no writes (a FIFO no one reads, or a "
+		       "descriptor that is neither a device nor a pipe); tracing "
+		       "off\n", w.path);
+		return -1;
+	}
 	if (fd < 0) {
 		gt_log("gputrace: cannot create '%s': %s; tracing off\n", w.path,
 		       strerror(-fd));

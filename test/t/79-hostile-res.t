@@ -10,6 +10,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 use File::Temp qw(tempdir);
+use POSIX ();
 use Test::More;
 
 use GtRun;
@@ -109,6 +110,116 @@ subtest 'distinct launch shapes and streams: bounded tables' => sub {
 		is(GtSafety::calls_of($j, 'kernels', 'symbol', GtRun::K_WORKER), $j->{events},
 		   'every launch still counts under its kernel');
 	}
+};
+
+# Numbered files an unfixed library made beside a device (as root).
+sub made_beside {
+	my ($dev, $before) = @_;
+	my @made = grep { !$before->{$_} } glob("$dev.*");
+
+	unlink(@made);
+	return @made;
+}
+
+# GPUTRACE_OUTPUT naming a character device or a pipe: the dump goes
+# there, and no numbered file is made beside it; where it cannot go (a
+# FIFO no one reads, /dev/stdout when stdout is a file), nothing is
+# written and nothing waits.
+subtest 'GPUTRACE_OUTPUT=/dev/null' => sub {
+	my %before = map { $_ => 1 } glob('/dev/null.*');
+	my $r = GtRun::run(['w_cudart', 3, 1], output => '/dev/null', env => \%FAST);
+	my @made = made_beside('/dev/null', \%before);
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	is(scalar(@made), 0, 'no /dev/null.N made') or diag("@made");
+	ok(-c '/dev/null', '/dev/null still the device');
+	is($r->{line} && $r->{line}{path}, '/dev/null', 'the dump went to /dev/null');
+	is($r->{line} && $r->{line}{events}, GtRun::traced_calls($r->{counts}),
+	   'with every event');
+	is(scalar(GtSafety::tracer_lines($r)), 1, 'that line only');
+};
+
+subtest 'GPUTRACE_OUTPUT=/dev/stdout, stdout a pipe' => sub {
+	my $dir = tempdir(CLEANUP => 1);
+	my $wl = GtRun::workload('w_cudart');
+	my %before = map { $_ => 1 } glob('/dev/stdout.*');
+	my $r = GtRun::run(['/bin/sh', '-c', "'$wl' 3 1 | cat > '$dir/piped.bin'"],
+			   output => '/dev/stdout', env => \%FAST);
+	my ($j, $err) = GtSafety::analyze("$dir/piped.bin");
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	is(scalar(made_beside('/dev/stdout', \%before)), 0, 'no /dev/stdout.N made');
+	ok($j, 'what came through the pipe is the dump') or return diag($err);
+	is($j->{events}, GtRun::traced_calls($r->{counts}), 'with every event');
+	ok(!$j->{ends_early}, 'whole');
+};
+
+subtest 'GPUTRACE_OUTPUT=/dev/stdout, stdout a regular file: nothing written' => sub {
+	my %before = map { $_ => 1 } glob('/dev/stdout.*');
+	my $r = GtRun::run(['w_cudart', 3, 1], output => '/dev/stdout', env => \%FAST);
+	my @lines = GtSafety::tracer_lines($r);
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	is($r->{stdout}, '', 'nothing in the program\'s stdout');
+	is(scalar(made_beside('/dev/stdout', \%before)), 0, 'no /dev/stdout.N made');
+	is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
+	like($lines[0] // '', qr{^gputrace: '/dev/stdout' takes no writes .*; tracing off$},
+	     'saying why');
+};
+
+subtest 'a FIFO no one reads: nothing written, no wait' => sub {
+	my $dir = tempdir(CLEANUP => 1);
+	POSIX::mkfifo("$dir/fifo", 0600) or die "mkfifo: $!";
+	my $r = GtRun::run(['w_cudart', 3, 1], output => "$dir/fifo", env => \%FAST,
+			   timeout => 60);
+	my @lines = GtSafety::tracer_lines($r);
+
+	ok(!$r->{timed_out}, 'no hang') or return;
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
+	like($lines[0] // '', qr{^gputrace: '\Q$dir\E/fifo' takes no writes .*; tracing off$},
+	     'saying why');
+	is(scalar(() = glob("$dir/fifo.*")), 0, 'no fifo.N made');
+};
+
+subtest 'a FIFO with a reader: the dump goes through it' => sub {
+	my $dir = tempdir(CLEANUP => 1);
+	POSIX::mkfifo("$dir/fifo", 0600) or die "mkfifo: $!";
+	sysopen(my $fh, "$dir/fifo", POSIX::O_RDONLY() | POSIX::O_NONBLOCK()) or die "open: $!";
+	# the run's dump is far smaller than the pipe's buffer: read after it
+	my $r = GtRun::run(['w_cudart', 3, 1], output => "$dir/fifo", env => \%FAST,
+			   timeout => 60);
+	my ($data, $got) = ('', 0);
+
+	$data .= $got while sysread($fh, $got, 65536);
+	close($fh);
+	open(my $out, '>:raw', "$dir/got.bin") or die;
+	print $out $data;
+	close($out);
+	my ($j, $err) = GtSafety::analyze("$dir/got.bin");
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	is($r->{line} && $r->{line}{path}, "$dir/fifo", 'the wrote line names the FIFO');
+	ok($j, 'what came through is the dump') or return diag($err);
+	is($j->{events}, GtRun::traced_calls($r->{counts}), 'with every event');
+	ok(!$j->{ends_early}, 'whole');
+	is(scalar(() = glob("$dir/fifo.*")), 0, 'no fifo.N made');
+};
+
+# A program that changes directory before its first CUDA call (Hydra's
+# outputs/): the stderr line names the dump by its absolute path.
+subtest 'a relative GPUTRACE_OUTPUT, the program in another directory' => sub {
+	my $dir = tempdir(CLEANUP => 1);
+	my $r = GtRun::run(['w_res', 'chdir', 'outputs', 5], output => 't-%p.bin',
+			   cwd => $dir, env => \%FAST);
+	my ($cwd) = $r->{stdout} =~ /^cwd=(.+)$/m;
+	my $path = $r->{line} && $r->{line}{path};
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	ok($path, 'a wrote line') or return;
+	like($path, qr{^/}, "absolute: $path");
+	is($path, "$cwd/t-$r->{pid}.bin", 'in the directory the program was in');
+	ok(-s $path, 'the file is there');
 };
 
 done_testing();
