@@ -5,21 +5,31 @@
  * traced program goes on.  The file never grows past the process's file
  * size limit (ulimit -f): the kernel would kill the program (SIGXFSZ).
  *
+ * The dump may also be a character device (/dev/null) or a pipe, named by
+ * GPUTRACE_OUTPUT (output_path.c): no size limit applies, and a pipe is
+ * written without blocking: a reader that takes nothing for
+ * PIPE_WAIT_MS, or is gone, stops writing (never SIGPIPE).
+ *
  * The descriptor is the program's to break: it may close every one
  * (close_range) or dup2 a file of its own over ours.  So ours sits high
  * (out of the way of the lowest-free numbers open hands out) and
  * close-on-exec, and before each write fstat says whether it is still
- * the dump (device and inode as created).  If not, the dump is opened
- * again by its path (only if that is still the same file, as long as we
- * wrote it); else writing stops, said once.  A descriptor that is no
- * longer ours is never written to or closed.
+ * the dump (device and inode as created).  If not, a regular dump is
+ * opened again by its path (only if that is still the same regular file,
+ * as long as we wrote it, opened without blocking: the name may be a FIFO
+ * by now); else writing stops, said once.  A descriptor that is no longer
+ * ours is never written to or closed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "include/gputrace/format.h"
@@ -28,6 +38,7 @@
 
 #define OUT_CAP (1u << 20)
 #define FD_FLOOR 900                /* or half the descriptor limit */
+#define PIPE_WAIT_MS 5000           /* a reader that takes nothing this long */
 
 /* The file moved to a high number (close-on-exec), if it can be. */
 static void move_high(struct gt_own_fd *f)
@@ -47,10 +58,13 @@ int gt_dump_out_ours(const struct gt_dump_out *o)
 
 int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path)
 {
+	struct stat st;
+
 	memset(o, 0, sizeof(*o));
 	o->path = path;
-	if (gt_own_take(&o->file, fd) < 0)
+	if (gt_own_take(&o->file, fd) < 0 || fstat(fd, &st))
 		return -1;
+	o->regular = S_ISREG(st.st_mode);
 	move_high(&o->file);
 	o->buf = malloc(OUT_CAP);
 	o->cap = OUT_CAP;
@@ -59,18 +73,22 @@ int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path)
 
 /* The program closed our descriptor or put a file of its own there:
  * open the dump again by its path, if that is still the dump as we left
- * it.  0, or -1 (writing stops; the old number is left alone). */
+ * it (never waiting: a FIFO may have taken the name).  0, or -1 (writing
+ * stops; the old number is left alone). */
 static int reopen(struct gt_dump_out *o)
 {
-	struct gt_own_fd again;
+	struct gt_own_fd again = { .fd = -1 };
 	int old = o->file.fd;
 	struct stat st;
 
 	o->file.fd = -1;
-	if (gt_own_take(&again, open(o->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)))
+	if (!o->regular ||
+	    gt_own_take(&again, open(o->path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK |
+				 O_NOCTTY | O_CLOEXEC)))
 		goto fail;
 	if (again.dev != o->file.dev || again.ino != o->file.ino ||
-	    fstat(again.fd, &st) || (uint64_t)st.st_size != o->bytes_written ||
+	    fstat(again.fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size != o->bytes_written ||
 	    lseek(again.fd, (off_t)o->bytes_written, SEEK_SET) < 0)
 		goto fail;
 	move_high(&again);
@@ -92,18 +110,75 @@ static void stop(struct gt_dump_out *o)
 	gt_own_close(&o->file);
 }
 
-/* Whether writing n more bytes would pass RLIMIT_FSIZE. */
+/* Whether writing n more bytes would pass RLIMIT_FSIZE (a regular
+ * file's only). */
 static int over_size_limit(const struct gt_dump_out *o, size_t n)
 {
 	struct rlimit fs;
 
-	return n && getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY &&
+	return n && o->regular && getrlimit(RLIMIT_FSIZE, &fs) == 0 &&
+	       fs.rlim_cur != RLIM_INFINITY &&
 	       o->bytes_written + n > (uint64_t)fs.rlim_cur;
+}
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * write(2) without the process ever getting SIGPIPE: blocked around the
+ * write, and taken back when this write raised it.  Only for a dump that
+ * is not a regular file (a pipe's reader may be gone).
+ */
+static ssize_t write_no_sigpipe(int fd, const void *p, size_t n)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t pipe_sig, old, pending;
+	ssize_t r;
+	int err;
+
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
+	sigemptyset(&pending);
+	sigpending(&pending);
+	r = write(fd, p, n);
+	err = errno;
+	if (r < 0 && err == EPIPE && !sigismember(&pending, SIGPIPE))
+		sigtimedwait(&pipe_sig, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return r;
+}
+
+/* A pipe (or device) that takes nothing now: wait until it does, at most
+ * PIPE_WAIT_MS since it last did.  0 when it may take more. */
+static int wait_writable(struct gt_dump_out *o, int64_t since)
+{
+	struct pollfd p = { .fd = o->file.fd, .events = POLLOUT };
+	int64_t left;
+
+	while ((left = since + PIPE_WAIT_MS - now_ms()) > 0) {
+		int r = poll(&p, 1, (int)left);
+
+		if (r > 0 || (r < 0 && errno != EINTR))
+			return 0;       /* writable, or gone: write says which */
+	}
+	gt_log("gputrace: '%s' has taken nothing for %d s; tracing stops here\n",
+	       o->path, PIPE_WAIT_MS / 1000);
+	stop(o);
+	return -1;
 }
 
 int gt_dump_out_flush(struct gt_dump_out *o)
 {
 	size_t off = 0;
+	int64_t since = 0;
 
 	if (o->file.fd >= 0 && over_size_limit(o, o->len)) {
 		gt_log("gputrace: cannot write '%s': the file size limit (ulimit -f) "
@@ -114,16 +189,25 @@ int gt_dump_out_flush(struct gt_dump_out *o)
 		reopen(o);
 
 	while (o->file.fd >= 0 && off < o->len) {
-		ssize_t n = write(o->file.fd, o->buf + off, o->len - off);
+		ssize_t n = o->regular ? write(o->file.fd, o->buf + off, o->len - off)
+				       : write_no_sigpipe(o->file.fd, o->buf + off,
+							  o->len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EAGAIN && !o->regular) {
+			since = since ? since : now_ms();
+			if (wait_writable(o, since))
+				break;
+			continue;
+		}
 		if (n <= 0) {
 			gt_log("gputrace: cannot write '%s': %s; tracing stops here\n",
 			       o->path, n < 0 ? strerror(errno) : "short write");
 			stop(o);
 			break;
 		}
+		since = 0;
 		off += (size_t)n;
 		o->bytes_written += (uint64_t)n;
 	}

@@ -17,6 +17,7 @@ struct gt_dump_out {
 	uint8_t *buf;
 	size_t len, cap;
 	uint64_t bytes_written;
+	int regular;                /* a regular file (else a device, a pipe) */
 	const char *path;
 };
 

@@ -112,6 +112,29 @@ subtest 'distinct launch shapes and streams: bounded tables' => sub {
 	}
 };
 
+# A daemon-style program: someone put a FIFO in place of the dump's name,
+# then the program closed every descriptor.  Opening the dump again must
+# not wait for a reader, at the next drain or at exit.
+subtest 'the dump\'s name taken by a FIFO, then every descriptor closed' => sub {
+	my $dir = tempdir(CLEANUP => 1);
+	mkdir("$dir/out");
+	my $r = GtRun::run(['w_res', 'fifo', "$dir/out", 20], output => "$dir/out/t-%p.bin",
+			   env => \%FAST, timeout => 60);
+	my @t = GtSafety::truths($r);
+	my @lines = GtSafety::tracer_lines($r);
+	my ($j, $err) = GtSafety::analyze("$dir/out/moved.bin");
+
+	ok(!$r->{timed_out}, 'no hang') or return;
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
+	like($lines[0] // '', qr/^gputrace: the program closed or replaced descriptor \d+, the dump's, and '\Q$dir\E\/out\/t-\d+\.bin' cannot be opened again; tracing stops here$/,
+	     'saying that writing stopped');
+	ok(-p glob("$dir/out/t-*.bin"), 'the FIFO is left as it was');
+	ok($j && $j->{ends_early}, 'the dump as it was, ending early') or diag($err);
+	cmp_ok($j ? $j->{events} : -1, '<=', $t[0]{launches} + $t[0]{syncs},
+	       'no more events than made');
+};
+
 # Numbered files an unfixed library made beside a device (as root).
 sub made_beside {
 	my ($dev, $before) = @_;
@@ -164,6 +187,22 @@ subtest 'GPUTRACE_OUTPUT=/dev/stdout, stdout a regular file: nothing written' =>
 	is(scalar(made_beside('/dev/stdout', \%before)), 0, 'no /dev/stdout.N made');
 	is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
 	like($lines[0] // '', qr{^gputrace: '/dev/stdout' takes no writes .*; tracing off$},
+	     'saying why');
+};
+
+# The dump into a pipe whose reader goes away before the program ends:
+# the last drain, in the program's own thread at exit, gets EPIPE, never
+# SIGPIPE.
+subtest 'a pipe whose reader is gone: no SIGPIPE' => sub {
+	my $r = GtRun::run(['w_res', 'sigpipe', 20], output => '/dev/stdout',
+			   env => { %FAST, GPUTRACE_FLUSH_MS => 60000 });
+	my @lines = GtSafety::tracer_lines($r);
+
+	is($r->{signal}, 0, 'not killed') or diag(GtRun::describe($r));
+	is($r->{exit}, 0, 'exits 0');
+	like($r->{stderr}, qr/^launched$/m, 'the program ran to its end');
+	is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
+	like($lines[0] // '', qr{^gputrace: cannot write '/dev/stdout': Broken pipe; tracing stops here$},
 	     'saying why');
 };
 

@@ -33,6 +33,10 @@
  *                            a FIFO that no one reads takes its name,
  *                            every descriptor from 3 up is closed; N
  *                            launches more
+ *   w_res sigpipe N          stdout made the write end of a pipe whose
+ *                            read end the program holds; N launches;
+ *                            the read end closed; N launches more.
+ *                            Prints "launched" on stderr
  *   w_res chdir SUB N        mkdir SUB, chdir into it, then N launches
  *                            (the dump is created there, by a relative
  *                            name); prints "cwd=PATH"
@@ -292,6 +296,21 @@ static int do_fifo(const char *dir, long n)
 	return 0;
 }
 
+static int do_sigpipe(long n)
+{
+	int p[2];
+
+	if (pipe(p) || dup2(p[1], 1) < 0)
+		return WL_EXIT_FAIL;
+	close(p[1]);
+	ln_open(&L);
+	ln_run(&L, L.stream, n, 1);
+	close(p[0]);                        /* the reader is gone */
+	ln_run(&L, L.stream, n, 1);
+	fprintf(stderr, "launched\n");
+	return 0;
+}
+
 static int do_chdir(const char *sub, long n)
 {
 	char cwd[PATH_MAX];
@@ -331,6 +350,8 @@ int main(int argc, char **argv)
 		return do_intern(atol(a));
 	if (!strcmp(mode, "fifo"))
 		return do_fifo(a, atol(b));
+	if (!strcmp(mode, "sigpipe"))
+		return do_sigpipe(atol(a));
 	if (!strcmp(mode, "chdir"))
 		return do_chdir(a, atol(b));
 	if (!strcmp(mode, "fsize"))
