@@ -4,6 +4,9 @@
  * (disk full, file gone) stops writing for good and is said once: the
  * traced program goes on.  The file never grows past the process's file
  * size limit (ulimit -f): the kernel would kill the program (SIGXFSZ).
+ * Whole chunks are kept while they fit under it, with room left for the
+ * END chunk; a chunk that does not fit, and every one after it, is
+ * refused (the writer counts its events as dropped), said once.
  *
  * The dump may also be a character device (/dev/null) or a pipe, named by
  * GPUTRACE_OUTPUT (output_path.c): no size limit applies, and a pipe is
@@ -39,6 +42,7 @@
 #define OUT_CAP (1u << 20)
 #define FD_FLOOR 900                /* or half the descriptor limit */
 #define PIPE_WAIT_MS 5000           /* a reader that takes nothing this long */
+#define END_ROOM (sizeof(struct gt_chunk_header) + sizeof(struct gt_end))
 
 /* The file moved to a high number (close-on-exec), if it can be. */
 static void move_high(struct gt_own_fd *f)
@@ -56,6 +60,15 @@ int gt_dump_out_ours(const struct gt_dump_out *o)
 	return gt_own_still(&o->file);
 }
 
+/* RLIMIT_FSIZE in bytes; UINT64_MAX when there is none. */
+static uint64_t size_limit(void)
+{
+	struct rlimit fs;
+
+	return getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY ?
+	       (uint64_t)fs.rlim_cur : UINT64_MAX;
+}
+
 int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path)
 {
 	struct stat st;
@@ -65,6 +78,7 @@ int gt_dump_out_open(struct gt_dump_out *o, int fd, const char *path)
 	if (gt_own_take(&o->file, fd) < 0 || fstat(fd, &st))
 		return -1;
 	o->regular = S_ISREG(st.st_mode);
+	o->limit = o->regular ? size_limit() : UINT64_MAX;
 	move_high(&o->file);
 	o->buf = malloc(OUT_CAP);
 	o->cap = OUT_CAP;
@@ -110,15 +124,18 @@ static void stop(struct gt_dump_out *o)
 	gt_own_close(&o->file);
 }
 
-/* Whether writing n more bytes would pass RLIMIT_FSIZE (a regular
- * file's only). */
-static int over_size_limit(const struct gt_dump_out *o, size_t n)
+/* Whether writing n more bytes would pass RLIMIT_FSIZE (the program
+ * may have lowered it since the dump opened). */
+static int over_size_limit(struct gt_dump_out *o, size_t n)
 {
-	struct rlimit fs;
+	uint64_t now;
 
-	return n && o->regular && getrlimit(RLIMIT_FSIZE, &fs) == 0 &&
-	       fs.rlim_cur != RLIM_INFINITY &&
-	       o->bytes_written + n > (uint64_t)fs.rlim_cur;
+	if (!n || !o->regular)
+		return 0;
+	now = size_limit();
+	if (now < o->limit)
+		o->limit = now;
+	return o->bytes_written + n > o->limit;
 }
 
 /* Milliseconds of CLOCK_MONOTONIC. */
@@ -215,7 +232,38 @@ int gt_dump_out_flush(struct gt_dump_out *o)
 	return o->file.fd >= 0 ? 0 : -1;
 }
 
-void gt_dump_out_raw(struct gt_dump_out *o, const void *p, size_t n)
+/*
+ * Whether a chunk of n bytes may still go in: under the file size limit,
+ * with room left for the END chunk (end: this is it).  The first that
+ * does not fit closes the dump to all but its END, said once.
+ */
+static int room_for(struct gt_dump_out *o, size_t n, int end)
+{
+	if (o->full && !end)
+		return 0;
+	if (o->bytes_written + o->len + n + (end ? 0 : END_ROOM) <= o->limit)
+		return 1;
+	if (!o->full)
+		gt_log("gputrace: '%s' reached the file size limit (ulimit -f, %llu "
+		       "bytes): later events are counted as dropped\n", o->path,
+		       (unsigned long long)o->limit);
+	o->full = 1;
+	return 0;
+}
+
+uint64_t gt_dump_out_room(const struct gt_dump_out *o)
+{
+	uint64_t used = o->bytes_written + o->len + END_ROOM;
+
+	return o->full || used >= o->limit ? 0 : o->limit - used;
+}
+
+int gt_dump_out_done(const struct gt_dump_out *o)
+{
+	return o->file.fd < 0 || o->full;
+}
+
+static void append(struct gt_dump_out *o, const void *p, size_t n)
 {
 	const uint8_t *src = p;
 
@@ -231,22 +279,58 @@ void gt_dump_out_raw(struct gt_dump_out *o, const void *p, size_t n)
 	}
 }
 
-void gt_dump_out_chunk2(struct gt_dump_out *o, uint32_t type, const void *a,
-			size_t an, const void *b, size_t bn)
+void gt_dump_out_header(struct gt_dump_out *o, const void *p, size_t n)
+{
+	if (room_for(o, n, 0))
+		append(o, p, n);
+}
+
+static int put_chunk(struct gt_dump_out *o, uint32_t type, const void *a,
+		     size_t an, const void *b, size_t bn, int end)
 {
 	struct gt_chunk_header h = { .type = type, .size = (uint32_t)(an + bn) };
 
-	gt_dump_out_raw(o, &h, sizeof(h));
+	if (!room_for(o, sizeof(h) + an + bn, end))
+		return -1;
+	append(o, &h, sizeof(h));
 	if (an)
-		gt_dump_out_raw(o, a, an);
+		append(o, a, an);
 	if (bn)
-		gt_dump_out_raw(o, b, bn);
+		append(o, b, bn);
+	return 0;
 }
 
-void gt_dump_out_chunk(struct gt_dump_out *o, uint32_t type, const void *payload,
-		       size_t n)
+int gt_dump_out_chunk2(struct gt_dump_out *o, uint32_t type, const void *a,
+		       size_t an, const void *b, size_t bn)
 {
-	gt_dump_out_chunk2(o, type, payload, n, NULL, 0);
+	return put_chunk(o, type, a, an, b, bn, 0);
+}
+
+int gt_dump_out_chunk(struct gt_dump_out *o, uint32_t type, const void *payload,
+		      size_t n)
+{
+	return put_chunk(o, type, payload, n, NULL, 0, 0);
+}
+
+int gt_dump_out_end(struct gt_dump_out *o, uint32_t type, const void *payload,
+		    size_t n)
+{
+	return put_chunk(o, type, payload, n, NULL, 0, 1);
+}
+
+int gt_dump_out_chunks(struct gt_dump_out *o, const uint8_t *p, size_t n)
+{
+	struct gt_chunk_header h;
+	size_t at = 0;
+
+	while (at + sizeof(h) <= n) {
+		memcpy(&h, p + at, sizeof(h));
+		if (h.size > n - at - sizeof(h) || !room_for(o, sizeof(h) + h.size, 0))
+			return -1;
+		append(o, p + at, sizeof(h) + h.size);
+		at += sizeof(h) + h.size;
+	}
+	return 0;
 }
 
 void gt_dump_out_forget(struct gt_dump_out *o)

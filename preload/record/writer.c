@@ -236,8 +236,10 @@ static void events_end(void)
 	if (!w.ev_count)
 		return;
 	h->count = w.ev_count;
-	gt_dump_out_chunk(&w.out, GT_CHUNK_EVENTS, w.ev, w.ev_len);
-	w.events += w.ev_count;
+	if (gt_dump_out_chunk(&w.out, GT_CHUNK_EVENTS, w.ev, w.ev_len))
+		w.dropped += w.ev_count;        /* no room (ulimit -f) */
+	else
+		w.events += w.ev_count;
 	w.ev_count = 0;
 }
 
@@ -340,11 +342,21 @@ static void put_drops(uint32_t tid, uint64_t count)
 	w.dropped += count;
 }
 
+/* The events chunk ends here: it is as large as a chunk gets, or one
+ * more record might not fit under the file size limit. */
+static int events_full(void)
+{
+	return w.ev_len >= EV_CHUNK_MAX ||
+	       w.ev_len + EV_REC_MAX + sizeof(struct gt_chunk_header) >
+	       gt_dump_out_room(&w.out);
+}
+
 /*
  * Encode a ring's records up to its snap.  The tail moves every
  * EV_RELEASE records, not only at the end: a slot is free once encoded,
  * and a long drain (a busy machine takes the CPU from this thread) then
- * does not leave a fast thread's ring full meanwhile.
+ * does not leave a fast thread's ring full meanwhile.  Once the dump
+ * takes no more (ulimit -f), the rest is counted as dropped.
  */
 static void drain_ring(struct gt_ring *ring)
 {
@@ -352,14 +364,18 @@ static void drain_ring(struct gt_ring *ring)
 	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
 	uint64_t drops;
 
-	if (head != tail && w.out.file.fd < 0) {
+	if (head != tail && gt_dump_out_done(&w.out)) {
 		w.dropped += head - tail;       /* the dump is gone: count only */
 	} else if (head != tail) {
 		events_begin(ring, tail);
 		for (uint64_t i = tail; i != head; i++) {
 			encode(&ring->recs[i & ring->mask]);
-			if (w.ev_len >= EV_CHUNK_MAX && i + 1 != head) {
+			if (i + 1 != head && events_full()) {
 				events_end();
+				if (gt_dump_out_done(&w.out)) {
+					w.dropped += head - (i + 1);
+					break;
+				}
 				events_begin(ring, i + 1);
 			}
 			if (((i + 1) & (EV_RELEASE - 1)) == 0)  /* encoded: reusable */
@@ -472,7 +488,7 @@ static void put_side_chunks(void)
 	w.side_len = 0;
 	pthread_mutex_unlock(&w.side_lock);
 	if (len)
-		gt_dump_out_raw(&w.out, buf, len);
+		gt_dump_out_chunks(&w.out, buf, len);  /* what fits (ulimit -f) */
 }
 
 /*
@@ -556,7 +572,7 @@ static void end_dump(void)
 	w.end_off = w.out.bytes_written + w.out.len;
 	end = (struct gt_end){ .end_ns = gt_now(), .events = w.events,
 			       .dropped = w.dropped };
-	gt_dump_out_chunk(&w.out, GT_CHUNK_END, &end, sizeof(end));
+	gt_dump_out_end(&w.out, GT_CHUNK_END, &end, sizeof(end));
 	if (gt_dump_out_flush(&w.out) == 0)
 		gt_log("gputrace: wrote %s (%llu events, %llu dropped)\n", w.path,
 		       (unsigned long long)w.events, (unsigned long long)w.dropped);
@@ -716,7 +732,7 @@ static int open_dump(void)
 		unlink(w.path);
 		return -1;
 	}
-	gt_dump_out_raw(&w.out, &h, sizeof(h));
+	gt_dump_out_header(&w.out, &h, sizeof(h));
 	gt_put_process_info(&w.out);
 	put_ops();
 	return gt_dump_out_flush(&w.out);

@@ -261,4 +261,28 @@ subtest 'a relative GPUTRACE_OUTPUT, the program in another directory' => sub {
 	ok(-s $path, 'the file is there');
 };
 
+# RLIMIT_FSIZE far below what the run writes in its first drain: the dump
+# keeps the events that fit, ends properly, and counts the rest as
+# dropped; SIGXFSZ never kills the program.
+subtest 'a file size limit below the first drain: what fits is kept' => sub {
+	my $limit = 100 * 1024;
+	my $r = GtRun::run(['w_res', 'fsize', $limit, 50000],
+			   env => { %FAST, GPUTRACE_FLUSH_MS => 2000 });
+	my @t = GtSafety::truths($r);
+	my @lines = grep { !/wrote/ } GtSafety::tracer_lines($r);
+	my $j = $r->{json};
+
+	is($r->{signal}, 0, 'not killed (SIGXFSZ)') or diag(GtRun::describe($r));
+	is($r->{exit}, 0, 'exits 0');
+	ok($r->{dump}, 'a dump') or return;
+	cmp_ok(-s $r->{dump}, '<=', $limit, 'within the limit');
+	ok($j, 'readable') or return diag($r->{analyze_err});
+	cmp_ok($j->{events}, '>', 1000, "events kept: $j->{events}");
+	is($j->{events} + $j->{dropped}, $t[0]{launches}, 'events + dropped = launches');
+	ok(!$j->{ends_early}, 'the dump ends properly');
+	is($r->{line} && $r->{line}{events}, $j->{events}, 'the wrote line says as much');
+	is(scalar(@lines), 1, 'one more line on stderr') or diag($r->{stderr});
+	like($lines[0] // '', qr/file size limit/, 'saying why');
+};
+
 done_testing();
