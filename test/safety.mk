@@ -24,7 +24,7 @@
 #   make bench-launch the added time per launch on the fake driver, with
 #                     the caches a driver would leave (CPU only)
 
-SAFETY_WL := fork exec signal kill late hostile life
+SAFETY_WL := fork exec signal kill late hostile life res
 SAFETY_WORKLOADS := $(SAFETY_WL:%=$(TEST_B)/w_%)
 
 $(SAFETY_WORKLOADS): $(TEST_B)/w_%: test/workloads/w_%.c \

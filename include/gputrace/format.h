@@ -249,7 +249,8 @@ struct gt_function {
 struct gt_shape {
 	uint32_t id;
 	uint32_t function;          /* gt_function id */
-	uint32_t grid[3];
+	uint32_t grid[3];           /* all 0 (block and shared_mem too): the
+	                               kernel's shapes past the writer's table */
 	uint32_t block[3];
 	uint32_t shared_mem;        /* dynamic shared memory bytes */
 	uint32_t reserved;
@@ -258,7 +259,8 @@ struct gt_shape {
 struct gt_stream {
 	uint32_t id;                /* >= 1; 0 is the NULL stream */
 	uint32_t reserved;
-	uint64_t handle;
+	uint64_t handle;            /* UINT64_MAX: the streams past the
+	                               writer's table, together */
 };
 
 struct gt_events_header {

@@ -2,7 +2,9 @@
 /*
  * idmap.c - open-addressing map from fixed-size keys to small ids: linear
  * probing in a table kept at most half full, ids handed out in the order
- * keys are first seen (the hash decides slots, never ids).
+ * keys are first seen (the hash decides slots, never ids).  The caller
+ * bounds each lookup's map: a key beyond `max` is refused, so the table
+ * never grows past the first power of two above twice that.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -72,16 +74,18 @@ static int grow(struct gt_idmap *m)
 	return 0;
 }
 
-uint32_t gt_idmap_get(struct gt_idmap *m, const void *key, int *added)
+uint32_t gt_idmap_get(struct gt_idmap *m, const void *key, size_t max, int *added)
 {
 	struct gt_idmap_ent *e;
 
 	*added = 0;
-	if ((m->used + 1) * 2 > m->cap && grow(m))
+	if (m->used < max && (m->used + 1) * 2 > m->cap && grow(m))
+		return 0;
+	if (!m->cap)
 		return 0;
 	e = find(m->ents, m->cap, key);
-	if (e->id)
-		return e->id;
+	if (e->id || m->used >= max)
+		return e->id;               /* there, or 0: not there, and full */
 	memcpy(e->key, key, GT_IDMAP_KEY);
 	e->id = ++m->next_id;
 	m->used++;

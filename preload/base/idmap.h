@@ -24,10 +24,13 @@ struct gt_idmap {
 };
 
 /*
- * The id of key (GT_IDMAP_KEY bytes), adding it when new (*added = 1).
- * Returns 0 when memory runs out.
+ * The id of key (GT_IDMAP_KEY bytes), adding it when new (*added = 1) if
+ * the map holds fewer than max keys.  Returns 0 when the key is new and
+ * the map already holds max keys, or when memory runs out.  A map whose
+ * lookups never pass more than max holds at most the first power of two
+ * above 2 * max entries of sizeof(struct gt_idmap_ent) bytes.
  */
-uint32_t gt_idmap_get(struct gt_idmap *m, const void *key, int *added);
+uint32_t gt_idmap_get(struct gt_idmap *m, const void *key, size_t max, int *added);
 void gt_idmap_free(struct gt_idmap *m);
 
 #endif /* GPUTRACE_PRELOAD_IDMAP_H */

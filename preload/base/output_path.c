@@ -6,12 +6,19 @@
  * can be set in a UTS namespace, the rank from the environment), so it
  * stays one file name part: a '/' in it, and a leading '.' (so never
  * '.' or '..'), become '_'.
+ *
+ * The path is made absolute when the dump is created (the program may
+ * change directory later, as Hydra does).  A name that exists is never
+ * overwritten: a regular file gets a numbered name beside it; a character
+ * device (/dev/null) or a FIFO is written into as it is, never waited on;
+ * anything else is not written.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/base/output_path.h"
@@ -101,30 +108,107 @@ static int numbered(const char *path, unsigned k, char *out, size_t size)
 	return len > 0 && (size_t)len < size ? 0 : -1;
 }
 
+/* path prefixed with the working directory, when relative and it fits. */
+static void make_absolute(char *path, size_t size)
+{
+	char cwd[4096];
+	size_t n;
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
+		return;
+	n = strlen(cwd);
+	if (n + 1 + strlen(path) >= size)
+		return;
+	memmove(path + n + 1, path, strlen(path) + 1);
+	memcpy(path, cwd, n);
+	path[n] = '/';
+}
+
+static int is_stream(mode_t mode)
+{
+	return S_ISCHR(mode) || S_ISFIFO(mode);
+}
+
+/* A link into /proc (/dev/stdout, /dev/stderr): one of the program's
+ * descriptors, never a place for a numbered file. */
+static int names_descriptor(const char *path)
+{
+	char to[64];
+	ssize_t n = readlink(path, to, sizeof(to) - 1);
+
+	return n >= 6 && !memcmp(to, "/proc/", 6);
+}
+
+#define NOT_STREAM (-EEXIST)
+
+/*
+ * path exists.  A character device or a FIFO, or a link to one that root
+ * or this user owns, is opened for writing as it is (a FIFO without a
+ * reader fails at once: -ENXIO); returns the fd.  -ENXIO too for a link
+ * into /proc to anything else (/dev/stdout when stdout is a file: the
+ * program's own).  NOT_STREAM: something else, a numbered name is made.
+ */
+static int open_existing(const char *path)
+{
+	int flags = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, fd;
+	struct stat l, st;
+
+	if (lstat(path, &l))
+		return NOT_STREAM;
+	if (S_ISLNK(l.st_mode)) {
+		if (l.st_uid != 0 && l.st_uid != geteuid())
+			return NOT_STREAM;
+		if (stat(path, &st) || !is_stream(st.st_mode))
+			return names_descriptor(path) ? -ENXIO : NOT_STREAM;
+	} else if (is_stream(l.st_mode)) {
+		flags |= O_NOFOLLOW;
+	} else {
+		return NOT_STREAM;
+	}
+	fd = open(path, flags);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !is_stream(st.st_mode)) {
+		close(fd);                  /* changed meanwhile */
+		return NOT_STREAM;
+	}
+	return fd;
+}
+
+/* Create cand, mode 0600, never through a link nor over a file: its fd
+ * (path becomes cand), or -errno. */
+static int create(const char *cand, char *path, size_t size)
+{
+	int fd = open(cand, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	if (strlen(cand) >= size) {
+		close(fd);
+		unlink(cand);
+		return -ENAMETOOLONG;
+	}
+	if (cand != path)
+		strcpy(path, cand);
+	return fd;
+}
+
 int gt_output_create(char *path, size_t size)
 {
 	char base[4096], cand[4096];
 	int fd;
 
+	make_absolute(path, size);
 	if (strlen(path) >= sizeof(base))
 		return -ENAMETOOLONG;
 	strcpy(base, path);
-	strcpy(cand, path);
-	for (unsigned k = 1; k < 1000; k++) {
-		fd = open(cand, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			if (strlen(cand) >= size) {
-				close(fd);
-				unlink(cand);
-				return -ENAMETOOLONG;
-			}
-			strcpy(path, cand);
-			return fd;
-		}
-		if (errno != EEXIST)
-			return -errno;
+	fd = create(path, path, size);
+	if (fd == -EEXIST)
+		fd = open_existing(path);   /* a device or a FIFO: as it is */
+	for (unsigned k = 1; fd == NOT_STREAM && k < 1000; k++) {
 		if (numbered(base, k, cand, sizeof(cand)))
 			return -ENAMETOOLONG;
+		fd = create(cand, path, size);
 	}
-	return -EEXIST;
+	return fd;
 }

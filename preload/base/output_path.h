@@ -24,8 +24,14 @@ unsigned gt_output_rank(void);
 
 /*
  * Create the dump with mode 0600, never following a symbolic link and
- * never overwriting: if path exists, try path with .1, .2 ... before its
- * extension.  path is updated to the name used.  Returns the fd or -errno.
+ * never overwriting: path is made absolute (from the working directory);
+ * if it exists as a regular file (or anything but what follows), try
+ * path with .1, .2 ... before its extension.  An existing character
+ * device or FIFO (or a link to one, owned by root or this user) is opened
+ * for writing as it is, without waiting (a FIFO no one reads: -ENXIO, as
+ * for a link into /proc to anything else, such as /dev/stdout when
+ * stdout is a file).  path is updated to the name used.  Returns the fd
+ * (O_NONBLOCK for a device or FIFO) or -errno.
  */
 int gt_output_create(char *path, size_t size);
 

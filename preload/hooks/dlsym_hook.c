@@ -77,13 +77,13 @@ void *gt_driver_symbol(const char *name)
 	void *p = gt_real_dlsym(RTLD_NEXT, name), *h;
 
 	if (p)
-		return p;
+		return gt_driver_hold(p);
 	h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
 	if (!h)
 		return NULL;
 	p = gt_real_dlsym(h, name);
 	dlclose(h);
-	return p;
+	return gt_driver_hold(p);
 }
 
 /* What a lookup found, swapped for our wrapper where it is ours to trace. */

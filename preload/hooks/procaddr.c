@@ -8,10 +8,16 @@
  * the (name, version, flags) maps to a table entry and the pointer is the
  * real function behind that entry; anything else passes through.  Both
  * work before cuInit.
+ *
+ * The driver is held from the moment the library first resolves one of
+ * its functions (gt_driver_hold): the pointers the wrappers, the kernel
+ * names and the sampler keep stay valid when the program dlcloses the
+ * driver, and a dlopen of it again finds it where it was.
  */
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <string.h>
 
 #include "preload/gpu/cupti.h"
@@ -36,6 +42,22 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cuGetProcAddress),
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cuGetProcAddress_v2),
 					    PFN_cuGetProcAddress_v12000), "v2");
 
+void *gt_driver_hold(void *p)
+{
+	static _Atomic(struct link_map *) held;
+	struct link_map *map = NULL;
+	Dl_info info;
+
+	if (!p || gt_dl_enter())            /* no fork while the loader is in */
+		return p;
+	if (dladdr1(p, &info, (void **)&map, RTLD_DL_LINKMAP) && map &&
+	    map != atomic_load(&held) && info.dli_fname &&
+	    dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
+		atomic_store(&held, map);   /* a reference never given back */
+	gt_dl_leave();
+	return p;
+}
+
 /*
  * A pointer the real cuGetProcAddress returned for "cuGetProcAddress" is
  * the driver's own by construction: hand out our wrapper.  If it differs
@@ -48,6 +70,8 @@ void *gt_procaddr_swap_self(int version, void *real)
 	int v2 = version >= 12000;
 	void *ours = v2 ? (void *)cuGetProcAddress_v2 : (void *)cuGetProcAddress;
 
+	if (real != ours)
+		gt_driver_hold(real);
 	if (real != ours && !gt_slot_accept(v2 ? &real_v2 : &real_v1, real))
 		gt_debug("gputrace: cuGetProcAddress v%d: %p stands for %p\n",
 			 v2 ? 2 : 1, real, atomic_load(v2 ? &real_v2 : &real_v1));

@@ -19,6 +19,14 @@ void *gt_procaddr_swap_self(int version, void *real);
  */
 void *gt_procaddr_dlsym(const char *name, void *p);
 
+/*
+ * Keep the object that defines p (the driver) loaded for good, the first
+ * time the library meets it: a reference of its own, made undeletable
+ * (dlopen RTLD_NOLOAD | RTLD_NODELETE), so that every pointer into it the
+ * library keeps stays valid after the program's dlclose.  Returns p.
+ */
+void *gt_driver_hold(void *p);
+
 /* A driver entry point for the library's own use (not traced), or NULL. */
 void *gt_driver_proc(const char *name, int version);
 

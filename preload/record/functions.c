@@ -7,6 +7,12 @@
  * the name (once per kernel, outside the steady state) and publishes the id.
  * A thread that meets the same handle meanwhile waits for that id: a race
  * that lasts one cuFuncGetName call and happens once per kernel.
+ *
+ * Once the ids are spent (GPUTRACE_MAX_FUNCTIONS) no slot is claimed any
+ * more: the table has twice as many slots as ids, so it stays at most
+ * half full (a few more claims when threads race at the last id) and a
+ * handle not in it is known as such after a few probes.  Launches of
+ * kernels left without an id are counted (gt_func_unnamed).
  */
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -32,6 +38,7 @@ static struct gt_func_info *infos; /* by id; infos[0] unused */
 static _Atomic uint32_t next_id;
 static uint32_t max_id;
 static _Atomic int publishing;      /* threads between claim and publish */
+static _Atomic uint64_t unnamed;    /* launches of kernels with no id */
 
 int gt_func_table_init(void)
 {
@@ -149,15 +156,22 @@ static int args_known(struct gt_func_info *fi)
 	return atomic_load_explicit(&fi->args_state, memory_order_acquire) == ARGS_KNOWN;
 }
 
+/* A launch whose kernel gets no id: counted, and said at the first. */
+static uint32_t unnamed_launch(void)
+{
+	if (!atomic_fetch_add_explicit(&unnamed, 1, memory_order_relaxed))
+		gt_log("gputrace: more than %u kernels (GPUTRACE_MAX_FUNCTIONS): "
+		       "further kernels are unnamed\n", max_id);
+	return 0;
+}
+
 static uint32_t publish(struct slot *s, uintptr_t key)
 {
 	uint32_t id = atomic_fetch_add(&next_id, 1) + 1;
 
 	if (id > max_id) {
 		atomic_store_explicit(&s->id, ID_FULL, memory_order_release);
-		gt_warn_once("gputrace: more than %u kernels (GPUTRACE_MAX_FUNCTIONS): "
-			     "further kernels are unnamed\n", max_id);
-		return 0;
+		return unnamed_launch();
 	}
 	infos[id].handle = key;
 	infos[id].name = driver_name((const void *)key);
@@ -189,7 +203,7 @@ static uint32_t wait_id(struct slot *s)
 		if (id == ID_AGAIN)
 			id = publish_again(s);  /* 0: another thread took it */
 		if (id)
-			return id == ID_FULL ? 0 : id;
+			return id == ID_FULL ? unnamed_launch() : id;
 		if (spins > 100)
 			sched_yield();
 	}
@@ -217,6 +231,8 @@ uint32_t gt_func_id(const void *handle)
 			return wait_id(s);
 		if (k != 0)
 			continue;
+		if (atomic_load_explicit(&next_id, memory_order_relaxed) >= max_id)
+			break;                  /* not there, and no id to give */
 		atomic_fetch_add(&publishing, 1);       /* see gt_func_after_fork */
 		if (atomic_compare_exchange_strong(&s->key, &k, key)) {
 			uint32_t id = publish(s, key);
@@ -228,7 +244,7 @@ uint32_t gt_func_id(const void *handle)
 		if (k == key)
 			return wait_id(s);
 	}
-	return 0;
+	return unnamed_launch();
 }
 
 /*
@@ -247,6 +263,7 @@ void gt_func_after_fork(void)
 		infos[id].written = 0;      /* a lookup lost at the fork: again */
 		atomic_compare_exchange_strong(&infos[id].args_state, &looking, ARGS_UNKNOWN);
 	}
+	atomic_store(&unnamed, 0);
 	if (!atomic_load(&publishing) || !slots)
 		return;
 	for (uint64_t i = 0; i <= slot_mask; i++)
@@ -314,6 +331,11 @@ uint32_t gt_func_count(void)
 	uint32_t n = atomic_load(&next_id);
 
 	return n > max_id ? max_id : n;
+}
+
+uint64_t gt_func_unnamed(void)
+{
+	return atomic_load_explicit(&unnamed, memory_order_relaxed);
 }
 
 struct gt_func_info *gt_func_info(uint32_t id)

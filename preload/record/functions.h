@@ -30,7 +30,8 @@ struct gt_func_info {
 
 /*
  * The id (>= 1) of a CUfunction, taking a new one and asking the driver
- * for its name the first time; 0 when the table is full.  Lock-free.
+ * for its name the first time; 0 when the ids are spent (counted).
+ * Lock-free.
  */
 uint32_t gt_func_id(const void *handle);
 
@@ -47,6 +48,9 @@ uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra);
 /* Writer: ids handed out so far, and the info behind one. */
 uint32_t gt_func_count(void);
 struct gt_func_info *gt_func_info(uint32_t id);
+
+/* Launches whose kernel got no id (the table was full) so far. */
+uint64_t gt_func_unnamed(void);
 
 int gt_func_table_init(void);
 

@@ -14,6 +14,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -36,6 +37,10 @@
 #define EV_CHUNK_MAX (256u << 10)   /* payload bytes per events chunk */
 #define EV_REC_MAX (16 * GT_VARINT_MAX)   /* 5 common + up to 11 args */
 #define EV_RELEASE 4096             /* slots handed back during a drain */
+#define SHAPES_MAX 32768            /* distinct launch shapes kept, */
+#define SHAPES_SPILL 8192           /* then one per kernel for the others */
+#define STREAMS_MAX 8192            /* distinct streams, then one for all */
+#define STREAM_OTHERS UINT64_MAX    /* the handle of the one for all */
 
 static struct {
 	atomic_int started;
@@ -53,6 +58,7 @@ static struct {
 	char path[4096];
 	struct gt_dump_out out;
 	struct gt_idmap shapes, streams;
+	uint64_t shapes_over, streams_over;   /* events past the tables */
 	_Atomic uint32_t next_string;
 	pthread_mutex_t side_lock;
 	uint8_t *side, *side_spare;     /* chunks from other threads */
@@ -139,40 +145,75 @@ static void put_function(uint32_t id)
 	gt_steps_function(id, f.name_str ? fi->name : NULL);
 }
 
+/* The id of a shape, added to the table (up to max shapes) if new. */
+static uint32_t shape_lookup(struct gt_shape *s, size_t max, int *added)
+{
+	uint32_t key[8] = { s->function, s->shared_mem };
+
+	_Static_assert(sizeof(key) == GT_IDMAP_KEY, "a shape is a whole key");
+	memcpy(&key[2], s->grid, sizeof(s->grid));
+	memcpy(&key[5], s->block, sizeof(s->block));
+	return gt_idmap_get(&w.shapes, key, max, added);
+}
+
+/*
+ * A launch's shape.  Past SHAPES_MAX shapes, a new one counts under its
+ * kernel's shape of grid, block and shared memory 0 (one per kernel, for
+ * SHAPES_SPILL kernels), so that its kernel is still known.
+ */
 static uint32_t shape_id(const struct gt_rec *r, uint64_t t0)
 {
 	struct gt_shape s = { .function = r->u.launch.func,
 			      .shared_mem = r->u.launch.shared_mem };
-	uint32_t key[8] = { r->u.launch.func, r->u.launch.shared_mem };
 	int added;
 
-	memcpy(&key[2], r->u.launch.grid, sizeof(s.grid));
-	memcpy(&key[5], r->u.launch.block, sizeof(s.block));
-	s.id = gt_idmap_get(&w.shapes, key, &added);
+	memcpy(s.grid, r->u.launch.grid, sizeof(s.grid));
+	memcpy(s.block, r->u.launch.block, sizeof(s.block));
+	s.id = shape_lookup(&s, SHAPES_MAX, &added);
+	if (unlikely(!s.id)) {
+		if (!w.shapes_over++)
+			gt_log("gputrace: more than %u launch shapes: further ones count "
+			       "under their kernel's shape 0x0x0\n", SHAPES_MAX);
+		s = (struct gt_shape){ .function = r->u.launch.func };
+		s.id = shape_lookup(&s, SHAPES_MAX + SHAPES_SPILL, &added);
+	}
 	if (added) {
 		gt_steps_new_kernel(t0);
 		if (s.function)
 			put_function(s.function);
-		memcpy(s.grid, r->u.launch.grid, sizeof(s.grid));
-		memcpy(s.block, r->u.launch.block, sizeof(s.block));
 		gt_dump_out_chunk(&w.out, GT_CHUNK_SHAPE, &s, sizeof(s));
 	}
 	return s.id;
 }
 
-static uint32_t stream_id(uint64_t handle)
+/* The id of a stream, added to the table (up to max streams) if new. */
+static uint32_t stream_lookup(struct gt_stream *s, size_t max)
 {
 	uint8_t key[GT_IDMAP_KEY] = { 0 };
-	struct gt_stream s = { .handle = handle };
 	int added;
+
+	memcpy(key, &s->handle, sizeof(s->handle));
+	s->id = gt_idmap_get(&w.streams, key, max, &added);
+	if (added)
+		gt_dump_out_chunk(&w.out, GT_CHUNK_STREAM, s, sizeof(*s));
+	return s->id;
+}
+
+/* A call's stream; past STREAMS_MAX streams, new ones share one id (its
+ * handle STREAM_OTHERS). */
+static uint32_t stream_id(uint64_t handle)
+{
+	struct gt_stream s = { .handle = handle };
 
 	if (!handle)
 		return 0;
-	memcpy(key, &handle, sizeof(handle));
-	s.id = gt_idmap_get(&w.streams, key, &added);
-	if (added)
-		gt_dump_out_chunk(&w.out, GT_CHUNK_STREAM, &s, sizeof(s));
-	return s.id;
+	if (likely(stream_lookup(&s, STREAMS_MAX)))
+		return s.id;
+	if (!w.streams_over++)
+		gt_log("gputrace: more than %u streams: further ones share one id\n",
+		       STREAMS_MAX);
+	s.handle = STREAM_OTHERS;
+	return stream_lookup(&s, STREAMS_MAX + 1);
 }
 
 static void events_begin(const struct gt_ring *ring, uint64_t seq)
@@ -195,8 +236,10 @@ static void events_end(void)
 	if (!w.ev_count)
 		return;
 	h->count = w.ev_count;
-	gt_dump_out_chunk(&w.out, GT_CHUNK_EVENTS, w.ev, w.ev_len);
-	w.events += w.ev_count;
+	if (gt_dump_out_chunk(&w.out, GT_CHUNK_EVENTS, w.ev, w.ev_len))
+		w.dropped += w.ev_count;        /* no room (ulimit -f) */
+	else
+		w.events += w.ev_count;
 	w.ev_count = 0;
 }
 
@@ -300,11 +343,21 @@ static void put_drops(uint32_t tid, uint64_t count)
 	w.dropped += count;
 }
 
+/* The events chunk ends here: it is as large as a chunk gets, or one
+ * more record might not fit under the file size limit. */
+static int events_full(void)
+{
+	return w.ev_len >= EV_CHUNK_MAX ||
+	       w.ev_len + EV_REC_MAX + sizeof(struct gt_chunk_header) >
+	       gt_dump_out_room(&w.out);
+}
+
 /*
  * Encode a ring's records up to its snap.  The tail moves every
  * EV_RELEASE records, not only at the end: a slot is free once encoded,
  * and a long drain (a busy machine takes the CPU from this thread) then
- * does not leave a fast thread's ring full meanwhile.
+ * does not leave a fast thread's ring full meanwhile.  Once the dump
+ * takes no more (ulimit -f), the rest is counted as dropped.
  */
 static void drain_ring(struct gt_ring *ring)
 {
@@ -312,14 +365,18 @@ static void drain_ring(struct gt_ring *ring)
 	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
 	uint64_t drops;
 
-	if (head != tail && w.out.file.fd < 0) {
+	if (head != tail && gt_dump_out_done(&w.out)) {
 		w.dropped += head - tail;       /* the dump is gone: count only */
 	} else if (head != tail) {
 		events_begin(ring, tail);
 		for (uint64_t i = tail; i != head; i++) {
 			encode(&ring->recs[i & ring->mask]);
-			if (w.ev_len >= EV_CHUNK_MAX && i + 1 != head) {
+			if (i + 1 != head && events_full()) {
 				events_end();
+				if (gt_dump_out_done(&w.out)) {
+					w.dropped += head - (i + 1);
+					break;
+				}
 				events_begin(ring, i + 1);
 			}
 			if (((i + 1) & (EV_RELEASE - 1)) == 0)  /* encoded: reusable */
@@ -432,7 +489,7 @@ static void put_side_chunks(void)
 	w.side_len = 0;
 	pthread_mutex_unlock(&w.side_lock);
 	if (len)
-		gt_dump_out_raw(&w.out, buf, len);
+		gt_dump_out_chunks(&w.out, buf, len);  /* what fits (ulimit -f) */
 }
 
 /*
@@ -465,6 +522,40 @@ static void drain(int final)
 	gt_dump_out_flush(&w.out);
 }
 
+/* A note in the dump, at level 0. */
+static void put_note(const char *text, int n)
+{
+	uint32_t level = 0;
+
+	if (n > 0)
+		gt_dump_out_chunk2(&w.out, GT_CHUNK_NOTE, &level, sizeof(level), text,
+				   (size_t)n);
+}
+
+/* What the tables could not hold, counted, said in the dump. */
+static void put_table_notes(void)
+{
+	char note[256];
+	uint64_t unnamed = gt_func_unnamed();
+
+	if (unnamed)
+		put_note(note, snprintf(note, sizeof(note), "kernel table full: %llu "
+					"launches of kernels beyond the first %u "
+					"(GPUTRACE_MAX_FUNCTIONS) have no name",
+					(unsigned long long)unnamed, gt_cfg.max_functions));
+	if (w.shapes_over)
+		put_note(note, snprintf(note, sizeof(note), "launch shape table full: "
+					"%llu launches of shapes beyond the first %u "
+					"count under their kernel's shape 0x0x0",
+					(unsigned long long)w.shapes_over, SHAPES_MAX));
+	if (w.streams_over)
+		put_note(note, snprintf(note, sizeof(note), "stream table full: %llu "
+					"calls on streams beyond the first %u share "
+					"one stream (handle 0x%llx)",
+					(unsigned long long)w.streams_over, STREAMS_MAX,
+					(unsigned long long)STREAM_OTHERS));
+}
+
 /*
  * The last drain, the END chunk, the line on stderr: once per dump, by
  * the exit path, exec, or the writer thread when a signal asks.
@@ -478,10 +569,11 @@ static void end_dump(void)
 	drain(1);                           /* ends with a flush */
 	hooks_run(&end_hooks, 1);
 	put_side_chunks();                  /* what they said */
+	put_table_notes();
 	w.end_off = w.out.bytes_written + w.out.len;
 	end = (struct gt_end){ .end_ns = gt_now(), .events = w.events,
 			       .dropped = w.dropped };
-	gt_dump_out_chunk(&w.out, GT_CHUNK_END, &end, sizeof(end));
+	gt_dump_out_end(&w.out, GT_CHUNK_END, &end, sizeof(end));
 	if (gt_dump_out_flush(&w.out) == 0)
 		gt_log("gputrace: wrote %s (%llu events, %llu dropped)\n", w.path,
 		       (unsigned long long)w.events, (unsigned long long)w.dropped);
@@ -627,6 +719,12 @@ static int open_dump(void)
 		return -1;
 	}
 	fd = gt_output_create(w.path, sizeof(w.path));
+	if (fd == -ENXIO) {
+		gt_log("gputrace: '%s' takes no writes (a FIFO no one reads, or a "
+		       "descriptor that is neither a device nor a pipe); tracing "
+		       "off\n", w.path);
+		return -1;
+	}
 	if (fd < 0) {
 		gt_log("gputrace: cannot create '%s': %s; tracing off\n", w.path,
 		       strerror(-fd));
@@ -637,7 +735,7 @@ static int open_dump(void)
 		unlink(w.path);
 		return -1;
 	}
-	gt_dump_out_raw(&w.out, &h, sizeof(h));
+	gt_dump_out_header(&w.out, &h, sizeof(h));
 	gt_put_process_info(&w.out);
 	put_ops();
 	return gt_dump_out_flush(&w.out);

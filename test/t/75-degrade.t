@@ -100,9 +100,9 @@ for my $out ("$tmp/a-file/t-%p.bin", '/proc/gputrace-test/t-%p.bin',
 subtest 'file size limit (ulimit -f): never killed by SIGXFSZ' => sub {
 	my $sh = "ulimit -f 16 && exec '${\ GtRun::workload('w_cudart')}' 2000 1";
 	my ($r) = same_as_untraced(['/bin/sh', '-c', $sh]);
-	my @lines = GtSafety::tracer_lines($r);
+	my @lines = grep { !/wrote/ } GtSafety::tracer_lines($r);
 
-	is(scalar(@lines), 1, 'one line on stderr') or diag($r->{stderr});
+	is(scalar(@lines), 1, 'one line on stderr, besides the wrote line') or diag($r->{stderr});
 	like($lines[0] // '', qr/file size limit/, 'saying why');
 	ok(-s $r->{dumps}[0] <= 16 * 1024, 'the dump stays within the limit')
 		if @{$r->{dumps}};

@@ -62,13 +62,13 @@ static void idmap_gives_stable_ids(void **state)
 	for (uint32_t i = 0; i < 5000; i++) {
 		memset(key, 0, sizeof(key));
 		memcpy(key, &i, sizeof(i));
-		assert_int_equal(gt_idmap_get(&m, key, &added), i + 1);
+		assert_int_equal(gt_idmap_get(&m, key, SIZE_MAX, &added), i + 1);
 		assert_int_equal(added, 1);
 	}
 	for (uint32_t i = 0; i < 5000; i += 7) {
 		memset(key, 0, sizeof(key));
 		memcpy(key, &i, sizeof(i));
-		assert_int_equal(gt_idmap_get(&m, key, &added), i + 1);
+		assert_int_equal(gt_idmap_get(&m, key, SIZE_MAX, &added), i + 1);
 		assert_int_equal(added, 0);
 	}
 	gt_idmap_free(&m);
@@ -92,12 +92,40 @@ static void idmap_tells_close_keys_apart(void **state)
 				key[pos] = (uint8_t)v;
 				if (v == 0xa5 && pos)
 					continue;       /* the same key as at pos 0 */
-				assert_int_equal(gt_idmap_get(&m, key, &added), ++next);
+				assert_int_equal(gt_idmap_get(&m, key, SIZE_MAX, &added), ++next);
 				assert_int_equal(added, !pass);
 			}
 		}
 	}
 	assert_int_equal(m.used, next);
+	gt_idmap_free(&m);
+}
+
+/* A bounded map: keys past max are refused (0, not added) and the ones
+ * it holds keep their ids; the table stays within 2 * max rounded up. */
+static void idmap_stops_at_max(void **state)
+{
+	struct gt_idmap m = { 0 };
+	uint8_t key[GT_IDMAP_KEY];
+	int added;
+
+	for (uint32_t i = 0; i < 3000; i++) {
+		memset(key, 0, sizeof(key));
+		memcpy(key, &i, sizeof(i));
+		assert_int_equal(gt_idmap_get(&m, key, 1000, &added), i < 1000 ? i + 1 : 0);
+		assert_int_equal(added, i < 1000);
+	}
+	for (uint32_t i = 0; i < 1000; i += 9) {
+		memset(key, 0, sizeof(key));
+		memcpy(key, &i, sizeof(i));
+		assert_int_equal(gt_idmap_get(&m, key, 1000, &added), i + 1);
+		assert_int_equal(added, 0);
+	}
+	assert_int_equal(m.used, 1000);
+	assert_int_equal(m.cap, 2048);
+	memset(key, 0xff, sizeof(key));             /* room again under a larger max */
+	assert_int_equal(gt_idmap_get(&m, key, 1001, &added), 1001);
+	assert_int_equal(added, 1);
 	gt_idmap_free(&m);
 }
 
@@ -109,6 +137,7 @@ int main(void)
 		cmocka_unit_test(zigzag_round_trips),
 		cmocka_unit_test(idmap_gives_stable_ids),
 		cmocka_unit_test(idmap_tells_close_keys_apart),
+		cmocka_unit_test(idmap_stops_at_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_preload_output.c - unit tests (cmocka) for the dump's path template
- * and its safe creation: mode 0600, no overwrite, no symbolic links, and
- * fields that never leave the directory whatever the host name or rank.
+ * and its safe creation: mode 0600, no overwrite, no symbolic links,
+ * fields that never leave the directory whatever the host name or rank,
+ * an absolute path, and devices and FIFOs written into as they are.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -127,6 +129,62 @@ static void refuses_symbolic_links(void **state)
 	rmdir(dir);
 }
 
+/* A relative name is created from the working directory and given back
+ * absolute. */
+static void makes_the_path_absolute(void **state)
+{
+	char dir[] = "/tmp/gt-unit-XXXXXX", old[4096], path[4096] = "dump.bin";
+	char want[4096];
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(getcwd(old, sizeof(old)));
+	assert_int_equal(chdir(dir), 0);
+	fd = gt_output_create(path, sizeof(path));
+	assert_int_equal(chdir(old), 0);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(want, sizeof(want), "%s/dump.bin", dir);
+	assert_string_equal(path, want);
+	assert_int_equal(unlink(want), 0);
+	rmdir(dir);
+}
+
+/* /dev/null is written into as it is; a FIFO too while someone reads it,
+ * and refused at once (-ENXIO) when no one does; no numbered name. */
+static void writes_into_devices_and_fifos(void **state)
+{
+	char dir[] = "/tmp/gt-unit-XXXXXX", path[4096], fifo[4096];
+	struct stat st;
+	int fd, reader;
+
+	strcpy(path, "/dev/null");
+	fd = gt_output_create(path, sizeof(path));
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_string_equal(path, "/dev/null");
+	close(fd);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	strcpy(path, fifo);
+	assert_int_equal(gt_output_create(path, sizeof(path)), -ENXIO);
+	reader = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(reader >= 0);
+	fd = gt_output_create(path, sizeof(path));
+	assert_true(fd >= 0);
+	assert_string_equal(path, fifo);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	close(reader);
+	snprintf(path, sizeof(path), "%s/fifo.1", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +193,8 @@ int main(void)
 		cmocka_unit_test(fields_stay_in_the_directory),
 		cmocka_unit_test(creates_0600_and_never_overwrites),
 		cmocka_unit_test(refuses_symbolic_links),
+		cmocka_unit_test(makes_the_path_absolute),
+		cmocka_unit_test(writes_into_devices_and_fifos),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
