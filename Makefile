@@ -141,6 +141,13 @@ $(B)/analyzer/%.o: analyzer/%.c
 $(ANALYZER): $(ANALYZER_OBJ) $(PROTO_OBJ)
 	$(Q)$(CC) $(CFLAGS) $(ANALYZER_OPT) $(SAN_FLAGS) -o $@ $^ $(ANALYZER_LIBS) -lstdc++ -lm
 
+# The launcher makes the folder of the program's dump where the library
+# will name it: with the library's own expansion of the template.
+LAUNCHER_OBJ += $(B)/launcher/output_path.o
+$(B)/launcher/output_path.o: preload/base/output_path.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
+
 $(LAUNCHER): $(LAUNCHER_OBJ)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^
 
