@@ -141,6 +141,13 @@ $(B)/analyzer/%.o: analyzer/%.c
 $(ANALYZER): $(ANALYZER_OBJ) $(PROTO_OBJ)
 	$(Q)$(CC) $(CFLAGS) $(ANALYZER_OPT) $(SAN_FLAGS) -o $@ $^ $(ANALYZER_LIBS) -lstdc++ -lm
 
+# The launcher makes the folder of the program's dump where the library
+# will name it: with the library's own expansion of the template.
+LAUNCHER_OBJ += $(B)/launcher/output_path.o
+$(B)/launcher/output_path.o: preload/base/output_path.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
+
 $(LAUNCHER): $(LAUNCHER_OBJ)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^
 
@@ -164,16 +171,32 @@ test: all $(TEST_DEPS) $(TEST_BINS)
 	CMOCKA_MESSAGE_OUTPUT=TAP GT_BUILD=$(abspath $(B)) \
 		prove -f $(TEST_BINS) test/t/*.t
 
-# Debian packages the build and the tests need (CUDA comes from CUDA_HOME).
-DEB_DEPS := build-essential libcmocka-dev perl clang libclang-rt-dev \
-	    libsqlite3-dev sqlite3 chromium time pkg-config \
-	    libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+# Debian packages the build and the tests need (CUDA comes from CUDA_HOME),
+# in groups, each with what needs it: make deps installs the missing ones
+# and says, one line per group, which and why.
+DEB_GROUPS := build tests sqlite perfetto html safety
+DEB_build    := build-essential pkg-config
+WHY_build    := the compiler and make: the library and the commands
+DEB_tests    := perl libcmocka-dev time
+WHY_tests    := the tests: prove, the cmocka unit tests, /usr/bin/time (CPU time and memory of the analyzer)
+DEB_sqlite   := libsqlite3-dev sqlite3
+WHY_sqlite   := gputrace-analyze --sqlite, and the tests that read its database
+DEB_perfetto := libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+WHY_perfetto := gputrace-analyze --perfetto, and the test that decodes its trace (protoc)
+DEB_html     := chromium
+WHY_html     := test/t/840-html.t renders the --html report in headless Chromium (skipped without it)
+DEB_safety   := clang libclang-rt-dev
+WHY_safety   := make test-safety: the fuzzer (libFuzzer) and the sanitizer builds
+DEB_DEPS := $(foreach g,$(DEB_GROUPS),$(DEB_$(g)))
+
 deps:
-	@missing=$$(for p in $(DEB_DEPS); do \
+	@missing=; \
+	$(foreach g,$(DEB_GROUPS),m=$$(for p in $(DEB_$(g)); do \
 		dpkg-query -W -f '$${Status}' $$p 2>/dev/null | \
 			grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$m" ]; then echo "installing" $$m: '$(WHY_$(g))'; \
+		missing="$$missing $$m"; fi;) \
 	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && \
 		$$SUDO apt-get install -y -qq --no-install-recommends $$missing; \

@@ -10,11 +10,12 @@ $(TEST_B)/unit_preload_%: test/unit/test_preload_%.c $(B)/preload/base/output_pa
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $< $(PRELOAD_UNIT_OBJ_$*) $(CMOCKA_LIBS)
 
-# The settings (config.c, settings.c; gt_log and the call-site settings
-# stubbed).
+# The settings (config.c, settings.c, the dump's name it sets up in
+# output_path.c; gt_log and the call-site settings stubbed).
 $(TEST_B)/unit_preload_config: $(B)/preload/process/config.o $(B)/preload/base/settings.o \
-		preload/base/settings.def
-PRELOAD_UNIT_OBJ_config := $(B)/preload/process/config.o $(B)/preload/base/settings.o
+		$(B)/preload/base/output_path.o preload/base/settings.def
+PRELOAD_UNIT_OBJ_config := $(B)/preload/process/config.o $(B)/preload/base/settings.o \
+		$(B)/preload/base/output_path.o
 
 # The fork guard of the walks over loaded objects (dl_guard.c).
 $(TEST_B)/unit_preload_dl_guard: $(B)/preload/base/dl_guard.o

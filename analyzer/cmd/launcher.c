@@ -22,7 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analyzer/cmd/launcher.h"
@@ -121,26 +122,6 @@ static char *absolute_template(const char *tmpl)
 }
 
 /*
- * Make the folders of an absolute template that has no % in them (-o
- * job/rank%r.bin: job/), as mkdir -p does; the library creates files only.
- */
-static void make_folders(const char *tmpl)
-{
-	char *dir = strdup(tmpl), *slash = dir ? strrchr(dir, '/') : NULL;
-
-	if (slash && slash != dir && !memchr(dir, '%', (size_t)(slash - dir))) {
-		*slash = 0;
-		for (char *p = dir + 1; (p = strchr(p, '/')); *p++ = '/') {
-			*p = 0;
-			mkdir(dir, 0777);
-		}
-		if (mkdir(dir, 0777) && errno != EEXIST)
-			launcher_msg("cannot make the folder '%s': %s", dir, strerror(errno));
-	}
-	free(dir);
-}
-
-/*
  * Is lib, or another copy of the library, already one of the entries of
  * LD_PRELOAD (colon or space separated)?  Two copies in one process leave
  * the second inert: the one already there traces (said for another copy).
@@ -188,10 +169,24 @@ static int add_preload(const char *lib)
 	return rc;
 }
 
-/* Set the environment the program runs in; the absolute template, or NULL. */
-static char *set_env(const struct record_opts *o)
+/* This run's id: random, never 0 (the library writes it in each dump). */
+static uint64_t new_run_id(void)
 {
-	char lib[PATH_MAX];
+	uint64_t id = 0;
+
+	if (getrandom(&id, sizeof(id), 0) != (ssize_t)sizeof(id)) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		id = ((uint64_t)getpid() << 40) ^ (uint64_t)t.tv_sec << 20 ^ (uint64_t)t.tv_nsec;
+	}
+	return id ? id : 1;
+}
+
+/* Set the environment the program runs in; the absolute template, or NULL. */
+static char *set_env(const struct record_opts *o, uint64_t run_id)
+{
+	char lib[PATH_MAX], id[24];
 	const char *tmpl = o->output ? o->output : getenv("GPUTRACE_OUTPUT");
 	char *abs;
 
@@ -200,10 +195,10 @@ static char *set_env(const struct record_opts *o)
 			     "../lib or in '%s/lib'", GT_PREFIX);
 		return NULL;
 	}
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)run_id);
 	abs = absolute_template(tmpl && *tmpl ? tmpl : DEFAULT_TEMPLATE);
-	if (abs)
-		make_folders(abs);
 	if (!abs || add_preload(lib) || setenv("GPUTRACE_OUTPUT", abs, 1) ||
+	    setenv("GPUTRACE_RUN_ID", id, 1) ||
 	    (o->gpu && setenv("GPUTRACE_GPU", o->gpu, 1))) {
 		launcher_msg("cannot set the environment of '%s'", o->argv[0]);
 		free(abs);
@@ -212,12 +207,16 @@ static char *set_env(const struct record_opts *o)
 	return abs;
 }
 
-static void print_dumps(const struct launcher_files *dumps)
+static void print_dumps(const struct launcher_files *dumps, const char *tmpl)
 {
-	if (!dumps->n) {
-		launcher_msg("no dump was written (no CUDA call was traced)");
-		return;
-	}
+	if (!dumps->n && !launcher_folder_exists(tmpl))
+		launcher_msg("no dump was written: no folder '%.*s' exists (the "
+			     "library makes none; gputrace makes the folder of "
+			     "the program it starts only)",
+			     (int)(strrchr(tmpl, '/') - tmpl), tmpl);
+	else if (!dumps->n)
+		launcher_msg("no dump was written (no CUDA call was traced, or "
+			     "the library said above why it could not write)");
 	for (size_t i = 0; i < dumps->n; i++)
 		launcher_msg("dump %s", dumps->names[i]);
 }
@@ -235,24 +234,21 @@ static void restore_preload(char *old)
 static int record(int argc, char **argv, struct launcher_files *dumps)
 {
 	struct record_opts o = { NULL, NULL, NULL };
-	struct launcher_files before, after;
+	uint64_t run_id = new_run_id();
 	char *tmpl, *old_preload;
 	int status;
 
 	parse_record(argc, argv, &o);
 	old_preload = getenv("LD_PRELOAD") ? strdup(getenv("LD_PRELOAD")) : NULL;
-	tmpl = set_env(&o);
+	tmpl = set_env(&o, run_id);
 	if (!tmpl)
 		exit(LAUNCHER_EXIT_USAGE);
-	launcher_files_matching(tmpl, &before);
-	status = launcher_run_child(o.argv);
+	status = launcher_run_child(o.argv, tmpl);
 	restore_preload(old_preload);   /* the analyzer (run) is not traced */
-	launcher_files_matching(tmpl, &after);
-	launcher_files_new(&after, &before, dumps);
-	launcher_files_release(&before);
-	launcher_files_release(&after);
+	launcher_files_matching(tmpl, dumps);
+	launcher_files_of_run(dumps, run_id);
+	print_dumps(dumps, tmpl);
 	free(tmpl);
-	print_dumps(dumps);
 	return status;
 }
 
@@ -290,15 +286,50 @@ static int cmd_analyze(int argc, char **argv)
 	return LAUNCHER_EXIT_USAGE;
 }
 
+/*
+ * s as one word of a POSIX shell command: as it is when it holds only
+ * characters no shell treats specially, else in single quotes (a quote in
+ * it as '\''), so that pasting the command runs nothing the name holds.
+ */
+static char *shell_quoted(const char *s)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-+=./:,@%";
+	size_t quotes = 0;
+	char *out, *p;
+
+	if (*s && !s[strspn(s, plain)])
+		return strdup(s);
+	for (const char *c = s; *c; c++)
+		quotes += *c == '\'';
+	out = malloc(strlen(s) + 3 * quotes + 3);
+	if (!out)
+		return NULL;
+	p = out;
+	*p++ = '\'';
+	for (const char *c = s; *c; c++) {
+		if (*c == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = *c;
+		}
+	}
+	strcpy(p, "'");
+	return out;
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	struct launcher_files dumps;
 	int status = record(argc, argv, &dumps);
+	char *quoted = dumps.n == 1 ? shell_quoted(dumps.names[0]) : NULL;
 
-	if (dumps.n == 1)
-		launcher_msg("report: " LAUNCHER_NAME " analyze %s", dumps.names[0]);
-	else if (dumps.n)
+	if (quoted)
+		launcher_msg("report: " LAUNCHER_NAME " analyze %s", quoted);
+	else if (dumps.n > 1)
 		launcher_msg("report: " LAUNCHER_NAME " analyze DUMP... (one per process)");
+	free(quoted);
 	launcher_files_release(&dumps);
 	launcher_exit_like(status);
 }
@@ -318,7 +349,7 @@ static int cmd_run(int argc, char **argv)
 	if (!dumps.n)
 		launcher_exit_like(status);
 	av = analyzer_argv(path, dumps.names, dumps.n);
-	report = launcher_run_child(av);
+	report = launcher_run_child(av, NULL);
 	free(av);
 	launcher_files_release(&dumps);
 	if (report != 0)

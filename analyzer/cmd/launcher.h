@@ -10,6 +10,7 @@
 #define GPUTRACE_ANALYZER_LAUNCHER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define LAUNCHER_NAME "gputrace"
 #define LAUNCHER_EXIT_USAGE 2      /* bad usage, nothing to run or analyze */
@@ -44,22 +45,26 @@ struct launcher_files {
 
 /*
  * The files that GPUTRACE_OUTPUT template tmpl can name (any pid, rank or
- * host, and the ".N" the library adds instead of overwriting).
+ * host, the ".N" the library adds instead of overwriting, the "-PID" of a
+ * process other than the one started).
  */
 void launcher_files_matching(const char *tmpl, struct launcher_files *out);
-/* The names in after that are not in before, moved into out. */
-void launcher_files_new(struct launcher_files *after,
-			const struct launcher_files *before,
-			struct launcher_files *out);
+/* Whether a folder that the folder part of tmpl can name exists (1 when
+ * it cannot be told). */
+int launcher_folder_exists(const char *tmpl);
+/* Keep only the dumps whose header holds run_id (GPUTRACE_RUN_ID). */
+void launcher_files_of_run(struct launcher_files *f, uint64_t run_id);
 void launcher_files_release(struct launcher_files *f);
 
 /*
  * Run argv (searched in PATH) and wait for it: SIGINT, SIGTERM, SIGHUP and
  * SIGQUIT sent to this process are passed on to it (a terminal's own,
- * which the program gets directly, are not sent twice).  Returns the wait
- * status, or -1 when it could not be started.
+ * which the program gets directly, are not sent twice).  With a template
+ * (the program to trace), the child first makes the folder its dump goes
+ * to and sets GPUTRACE_RUN_PID to its pid: its dump takes the template's
+ * name.  Returns the wait status, or -1 when it could not be started.
  */
-int launcher_run_child(char **argv);
+int launcher_run_child(char **argv, const char *tmpl);
 /* Exit as the program did: with its status, or of its signal. */
 void launcher_exit_like(int status) __attribute__((noreturn));
 

@@ -6,18 +6,22 @@
  * gputrace process itself (kill, a batch system) is passed on to it, so
  * that it stops, and writes its dump, as it would without the launcher.
  * A signal the launcher was started with ignored stays ignored, for the
- * program too.
+ * program too.  The program's dump goes to a folder made for it, and
+ * takes the template's exact name (GPUTRACE_RUN_PID).
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "analyzer/cmd/launcher.h"
+#include "preload/base/output_path.h"
 
 static const int passed_on[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define N_PASSED (sizeof(passed_on) / sizeof(passed_on[0]))
@@ -55,14 +59,48 @@ static void catch_signals(void)
 	}
 }
 
-static void exec_child(char **argv)
+/*
+ * The folders of the dump the program will write, made as mkdir -p does:
+ * the template as the library expands it in this process (its pid, rank
+ * and host), whose folders the library does not make.
+ */
+static void make_folders(const char *tmpl)
 {
+	char path[PATH_MAX];
+
+	if (gt_output_expand(tmpl, path, sizeof(path)))
+		return;
+	for (char *p = path + 1; (p = strchr(p, '/')); *p++ = '/') {
+		*p = 0;
+		if (mkdir(path, 0777) && errno != EEXIST) {
+			launcher_msg("cannot make the folder '%s': %s", path,
+				     strerror(errno));
+			return;
+		}
+	}
+}
+
+/* The program to trace: its folder, and GPUTRACE_RUN_PID, its pid. */
+static void prepare_traced(const char *tmpl)
+{
+	char pid[24];
+
+	make_folders(tmpl);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (setenv("GPUTRACE_RUN_PID", pid, 1))
+		launcher_msg("cannot set GPUTRACE_RUN_PID: %s", strerror(errno));
+}
+
+static void exec_child(char **argv, const char *tmpl)
+{
+	if (tmpl)
+		prepare_traced(tmpl);
 	execvp(argv[0], argv);
 	launcher_msg("cannot run '%s': %s", argv[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
-int launcher_run_child(char **argv)
+int launcher_run_child(char **argv, const char *tmpl)
 {
 	pid_t pid;
 	int status;
@@ -75,7 +113,7 @@ int launcher_run_child(char **argv)
 		return -1;
 	}
 	if (pid == 0)
-		exec_child(argv);
+		exec_child(argv, tmpl);
 	child_pid = pid;
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)

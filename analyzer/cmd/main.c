@@ -21,6 +21,7 @@
 #include "analyzer/pipeline/loader.h"
 #include "analyzer/report/report.h"
 #include "analyzer/reader/stdin_dump.h"
+#include "analyzer/lib/symbol_path.h"
 #include "analyzer/lib/util.h"
 
 #define DEFAULT_TOP 20
@@ -35,6 +36,8 @@ struct options {
 	const char *path;
 	char **paths;           /* every DUMP (or folder) given */
 	int npaths;
+	char **symbols;         /* --symbols DIR, in the order given */
+	size_t nsymbols;
 	struct export_opts ex;  /* export.h: --trace, --sqlite, --html... */
 };
 
@@ -53,6 +56,9 @@ static const char usage_text[] =
 	"    --wide        cut nothing: whole kernel names, no width limit (else\n"
 	"                  tables fit the terminal; a file or a pipe gets no\n"
 	"                  width limit, kernels under their short names)\n"
+	"    --symbols DIR look for the programs and libraries that ran in DIR\n"
+	"                  (by build id, then by file name) to name native\n"
+	"                  frames; may be given again (also GPUTRACE_SYMBOL_PATH)\n"
 	EXPORT_USAGE
 	"    -h, --help    show this help\n"
 	"    --version     show the version and the dump format it reads\n";
@@ -79,11 +85,12 @@ static size_t parse_top(const char *arg)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_JSON = 256, OPT_TOP, OPT_VERSION, OPT_WIDE };
+	enum { OPT_JSON = 256, OPT_TOP, OPT_VERSION, OPT_WIDE, OPT_SYMBOLS };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "wide", no_argument, NULL, OPT_WIDE },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		EXPORT_LONGOPTS
@@ -98,6 +105,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_WIDE:
 			o->ex.wide = 1;
+			break;
+		case OPT_SYMBOLS:
+			o->symbols = xrealloc(o->symbols, (o->nsymbols + 1) *
+					      sizeof(*o->symbols));
+			o->symbols[o->nsymbols++] = optarg;
 			break;
 		case OPT_TOP:
 			o->top = parse_top(optarg);
@@ -178,17 +190,20 @@ static void keep_freed_memory(const struct options *o)
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0, DEFAULT_TOP, NULL, NULL, 0, { 0 } };
+	struct options o = { .top = DEFAULT_TOP };
 	int status;
 
 	parse_options(argc, argv, &o);
 	keep_freed_memory(&o);
+	symbol_path_init(o.symbols, o.nsymbols, getenv("GPUTRACE_SYMBOL_PATH"));
 	o.ex.json = o.json;
 	o.ex.top = o.top;
 	if (export_check(&o.ex) < 0)
 		return EXIT_BADINPUT;
 	report_set_width(o.ex.wide ? 0 : report_terminal_width(), o.ex.wide);
 	status = run(&o);
+	symbol_path_release();
+	free(o.symbols);
 	if (fflush(stdout) || ferror(stdout)) {
 		error_msg("cannot write the report: %s", strerror(errno));
 		return EXIT_BADINPUT;

@@ -11,6 +11,7 @@
 
 #include "analyzer/passes/callsite_internal.h"
 #include "analyzer/lib/demangle.h"
+#include "analyzer/lib/symbol_path.h"
 #include "analyzer/model/model.h"
 #include "analyzer/lib/util.h"
 
@@ -41,12 +42,9 @@ static const char *base_name(const char *path)
 
 static struct symtab *module_syms(struct cs_module *m)
 {
-	const char *why;
-
 	if (!m->tried) {
 		m->tried = 1;
-		if (*m->path == '/')
-			m->syms = symtab_open(m->path, m->build_id, m->id_len, &why);
+		m->syms = symbol_find(m->path, m->build_id, m->id_len);
 	}
 	return m->syms;
 }

@@ -20,6 +20,7 @@
 #include "analyzer/lib/util.h"
 
 #define MS 1000000ull
+#define COMMAND_SHOWN 40            /* characters of a command shown */
 
 const char *rank_cost_name(enum rank_cost c)
 {
@@ -164,10 +165,10 @@ static void write_finding(struct ranks *rk, size_t s, size_t parts,
 
 	rk->why = top_cost(rk, s, &mine, &theirs);
 	len = (size_t)snprintf(rk->finding, sizeof(rk->finding),
-		"rank %u held the others back: it entered %" PRIu64 " of %"
+		"%s held the others back: it entered %" PRIu64 " of %"
 		PRIu64 " collectives last, and the other ranks waited %s for it "
 		"in all (%s per collective each, %.0f%% of their wall time). ",
-		r->rank, r->last, r->colls, fmt_ns(a, sizeof(a), r->caused_ns),
+		rk->dumps[s].label, r->last, r->colls, fmt_ns(a, sizeof(a), r->caused_ns),
 		fmt_ns(b, sizeof(b), r->colls ? r->caused_ns / (parts - 1) / r->colls : 0),
 		wall ? 100.0 * (double)each / (double)wall : 0.0);
 	if (len >= sizeof(rk->finding))
@@ -218,13 +219,30 @@ static const char *cost_cell(char *buf, const struct rank_dump *r, int c)
 	return r->cost_known[c] ? fmt_ns(buf, UNITS_BUF, r->cost[c]) : "-";
 }
 
+/* The process's command, its program without its folder, cut to
+ * COMMAND_SHOWN characters: what tells processes of one rank apart. */
+static const char *command_cell(char *buf, const struct model *m)
+{
+	const char *c = *m->command ? m->command : m->exe;
+	const char *space = strchr(c, ' ');
+	const char *slash = memrchr(c, '/', space ? (size_t)(space - c) : strlen(c));
+
+	if (slash && slash[1] && slash[1] != ' ')
+		c = slash + 1;
+	if (strlen(c) <= COMMAND_SHOWN)
+		return c;
+	snprintf(buf, COMMAND_SHOWN + 1, "%.*s...", COMMAND_SHOWN - 3, c);
+	return buf;
+}
+
 static void ranks_table(FILE *out, const struct ranks *rk)
 {
 	static const struct table_column cols[] = {
 		{ "Rank", 1 }, { "Host", 1 }, { "Pid", 0 }, { "Wall", 0 },
 		{ "Events", 0 }, { "Dropped", 0 }, { "Clock offset", 0 },
+		{ "Command", 1 },
 	};
-	char b[7][UNITS_BUF];
+	char b[7][UNITS_BUF], cmd[COMMAND_SHOWN + 1];
 	struct table t;
 
 	table_init(&t, cols, ARRAY_SIZE(cols));
@@ -234,7 +252,7 @@ static void ranks_table(FILE *out, const struct ranks *rk)
 		const char *cells[] = {
 			rk->dumps[i].label, r->m->host, num(b[2], r->m->pid),
 			fmt_ns(b[3], UNITS_BUF, r->m->wall_ns), num(b[4], r->m->events),
-			num(b[5], r->m->dropped), b[6],
+			num(b[5], r->m->dropped), b[6], command_cell(cmd, r->m),
 		};
 
 		snprintf(b[6], UNITS_BUF, "%s%s", off < 0 ? "-" : "",
@@ -349,6 +367,8 @@ static void rank_json(struct json *j, const struct ranks *rk, size_t i)
 	json_key(j, "host");
 	json_string(j, r->m->host);
 	put_u(j, "pid", r->m->pid);
+	json_key(j, "command");
+	json_string(j, *r->m->command ? r->m->command : r->m->exe);
 	put_u(j, "wall_ns", r->m->wall_ns);
 	put_u(j, "events", r->m->events);
 	put_u(j, "dropped", r->m->dropped);

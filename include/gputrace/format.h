@@ -58,7 +58,10 @@ struct gt_file_header {
 	uint64_t start_ns;          /* clock at library start */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME at the same moment */
 	uint32_t pid;
-	uint32_t reserved[5];
+	uint32_t reserved1;
+	uint64_t run_id;            /* GPUTRACE_RUN_ID: the gputrace command's
+	                               run that started it, 0 = none */
+	uint32_t reserved[2];
 };                                  /* 64 bytes */
 
 struct gt_chunk_header {

@@ -37,16 +37,22 @@ int gt_exec_env_init(const char *self, char *const env[])
 	self_base = slash ? slash + 1 : self_path;
 	strcpy(preload_entry, PRELOAD "=");
 	strcat(preload_entry, self_path);
-	for (size_t i = 0; env && env[i] && n_keep < GT_EXEC_KEEP_MAX; i++) {
+	for (size_t i = 0; env && env[i]; i++) {
 		size_t n = name_len(env[i]);
 
 		if (n < 8 || strncmp(env[i], "GPUTRACE", 8) || !env[i][n] ||
 		    (n > 8 && env[i][8] != '_'))
 			continue;
-		keep[n_keep] = strdup(env[i]);
-		if (keep[n_keep])
-			n_keep++;
+		gt_exec_env_keep(env[i]);
 	}
+	return 0;
+}
+
+int gt_exec_env_keep(const char *entry)
+{
+	if (n_keep >= GT_EXEC_KEEP_MAX || !(keep[n_keep] = strdup(entry)))
+		return -1;
+	n_keep++;
 	return 0;
 }
 

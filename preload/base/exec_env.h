@@ -24,6 +24,9 @@
  */
 int gt_exec_env_init(const char *self, char *const env[]);
 
+/* Carry entry ("GPUTRACE_X=value") too, as if env had it: 0, or -1. */
+int gt_exec_env_keep(const char *entry);
+
 /* Forget it (unit tests). */
 void gt_exec_env_reset(void);
 

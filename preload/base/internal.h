@@ -91,6 +91,7 @@ struct gt_config {
 	uint32_t max_pinned;        /* GPUTRACE_MAX_PINNED */
 	int nccl_plugin;            /* GPUTRACE_NCCL_PLUGIN */
 	int tsc;                    /* GPUTRACE_TSC: TSC stamps where safe */
+	uint64_t run_id;            /* GPUTRACE_RUN_ID, 0 = none */
 };
 
 extern struct gt_config gt_cfg;

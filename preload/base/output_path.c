@@ -45,6 +45,8 @@ unsigned gt_output_rank(void)
 
 int (*gt_output_hostname)(char *name, size_t len) = gethostname;
 
+pid_t gt_output_main_pid;
+
 /* A field as one harmless part of a file name. */
 static void sanitize(char *field)
 {
@@ -64,9 +66,34 @@ static void host_name(char *piece, size_t size)
 	piece[size - 1] = 0;
 }
 
+/* path with sep and k before its extension (or at the end): ".N", "-PID". */
+static int numbered(const char *path, char sep, unsigned k, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(path, '.');
+	int len;
+
+	if (!dot || (slash && dot < slash) || dot == path || (slash && dot == slash + 1))
+		dot = path + strlen(path);
+	len = snprintf(out, size, "%.*s%c%u%s", (int)(dot - path), path, sep, k, dot);
+	return len > 0 && (size_t)len < size ? 0 : -1;
+}
+
+/* A process other than the main one: "-PID" before the extension. */
+static int other_process(char *out, size_t size)
+{
+	char base[4096];
+
+	if (strlen(out) >= sizeof(base))
+		return -1;
+	strcpy(base, out);
+	return numbered(base, '-', (unsigned)getpid(), out, size);
+}
+
 int gt_output_expand(const char *tmpl, char *out, size_t size)
 {
 	size_t n = 0;
+	int per_process = 0;        /* %p or %r: one name per process (rank) */
 	char piece[256];
 
 	for (const char *p = tmpl; *p; p++) {
@@ -77,8 +104,14 @@ int gt_output_expand(const char *tmpl, char *out, size_t size)
 			piece[1] = 0;
 		} else {
 			switch (*++p) {
-			case 'p': snprintf(piece, sizeof(piece), "%d", (int)getpid()); break;
-			case 'r': snprintf(piece, sizeof(piece), "%u", gt_output_rank()); break;
+			case 'p':
+				snprintf(piece, sizeof(piece), "%d", (int)getpid());
+				per_process = 1;
+				break;
+			case 'r':
+				snprintf(piece, sizeof(piece), "%u", gt_output_rank());
+				per_process = 1;
+				break;
 			case 'h': host_name(piece, sizeof(piece)); break;
 			case '%': add = "%"; break;
 			default: snprintf(piece, sizeof(piece), "%%%c", *p); break;
@@ -92,20 +125,11 @@ int gt_output_expand(const char *tmpl, char *out, size_t size)
 		n += strlen(add);
 	}
 	out[n] = 0;
-	return n ? 0 : -1;
-}
-
-/* path with ".N" before its extension (or at the end). */
-static int numbered(const char *path, unsigned k, char *out, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-	const char *dot = strrchr(path, '.');
-	int len;
-
-	if (!dot || (slash && dot < slash) || dot == path || (slash && dot == slash + 1))
-		dot = path + strlen(path);
-	len = snprintf(out, size, "%.*s.%u%s", (int)(dot - path), path, k, dot);
-	return len > 0 && (size_t)len < size ? 0 : -1;
+	if (!n)
+		return -1;
+	if (!per_process && gt_output_main_pid && getpid() != gt_output_main_pid)
+		return other_process(out, size);
+	return 0;
 }
 
 /* path prefixed with the working directory, when relative and it fits. */
@@ -206,7 +230,7 @@ int gt_output_create(char *path, size_t size)
 	if (fd == -EEXIST)
 		fd = open_existing(path);   /* a device or a FIFO: as it is */
 	for (unsigned k = 1; fd == NOT_STREAM && k < 1000; k++) {
-		if (numbered(base, k, cand, sizeof(cand)))
+		if (numbered(base, '.', k, cand, sizeof(cand)))
 			return -ENAMETOOLONG;
 		fd = create(cand, path, size);
 	}

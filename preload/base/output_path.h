@@ -7,14 +7,21 @@
 #define GPUTRACE_PRELOAD_OUTPUT_PATH_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Expand %p (pid), %h (host name), %r (rank: RANK, OMPI_COMM_WORLD_RANK,
  * PMI_RANK or SLURM_PROCID, else 0) and %% in tmpl; a field's '/' and leading dots
- * become '_' (it never names another directory).  Returns 0, or -1 if it
- * does not fit in size bytes.
+ * become '_' (it never names another directory).  A template without %p
+ * or %r names the main process's dump (gt_output_main_pid); any other
+ * process gets "-PID" before the extension.  Returns 0, or -1 if it does not fit
+ * in size bytes.
  */
 int gt_output_expand(const char *tmpl, char *out, size_t size);
+
+/* The process whose dump takes a template without %p or %r as it is (the
+ * one gputrace started); 0: every process. */
+extern pid_t gt_output_main_pid;
 
 /* Where %h comes from: gethostname (a unit test puts its own). */
 extern int (*gt_output_hostname)(char *name, size_t len);

@@ -8,11 +8,16 @@
  * trust (where the dump goes, what it is named), and with tracing off
  * exec passes none of them on either (exec_env.c is not set up).
  */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "preload/stack/callsite.h"
 #include "preload/base/internal.h"
+#include "preload/base/output_path.h"
 #include "preload/base/settings.h"
 
 struct gt_config gt_cfg;
@@ -49,6 +54,29 @@ static void load_output(void)
 	strcpy(gt_cfg.output, out && *out ? out : "gputrace-%h-%p.bin");
 }
 
+/*
+ * The run this process is part of: the gputrace command's id (hex), and
+ * the process that takes GPUTRACE_OUTPUT's exact name: GPUTRACE_RUN_PID
+ * (the program gputrace started), else this one, the first traced.
+ */
+static void load_run(void)
+{
+	const char *id = gt_setting_text(GT_S_RUN_ID);
+	char *end;
+
+	gt_output_main_pid = gt_setting_given(GT_S_RUN_PID) ?
+		(pid_t)gt_setting(GT_S_RUN_PID) : getpid();
+	if (!id)
+		return;
+	errno = 0;
+	gt_cfg.run_id = strtoull(id, &end, 16);
+	if (*end || errno || !isxdigit((unsigned char)*id)) {
+		gt_log("gputrace: GPUTRACE_RUN_ID '%s' is not a hexadecimal "
+		       "number; ignored\n", id);
+		gt_cfg.run_id = 0;
+	}
+}
+
 void gt_config_load(void)
 {
 	int secure = gt_secure_exec();
@@ -74,5 +102,6 @@ void gt_config_load(void)
 	gt_cfg.tsc = (int)gt_setting(GT_S_TSC);
 	clamp_thread_buffer();
 	load_output();
+	load_run();
 	gt_callsite_config();
 }

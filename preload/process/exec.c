@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -21,6 +22,8 @@
 #include "preload/process/exec.h"
 #include "preload/base/exec_env.h"
 #include "preload/base/internal.h"
+#include "preload/base/output_path.h"
+#include "preload/base/settings.h"
 #include "preload/record/writer.h"
 
 #define ARGS_MAX (1 << 20)          /* execl & co: more is E2BIG */
@@ -50,6 +53,22 @@ static void *get_real(enum how how)
 	return f;
 }
 
+/*
+ * The first traced process (no GPUTRACE_RUN_PID) tells the programs it
+ * starts that it is the main one, so that they name their dumps with their
+ * pid (output_path.h).
+ */
+static void keep_main_pid(void)
+{
+	char entry[48];
+
+	if (gt_setting_given(GT_S_RUN_PID))
+		return;
+	snprintf(entry, sizeof(entry), "GPUTRACE_RUN_PID=%d", (int)gt_output_main_pid);
+	if (gt_exec_env_keep(entry))
+		gt_debug("gputrace: cannot pass GPUTRACE_RUN_PID on\n");
+}
+
 void gt_exec_init(void)
 {
 	char path[PATH_MAX];
@@ -61,9 +80,12 @@ void gt_exec_init(void)
 	    !info.dli_fname)
 		return;
 	if (gt_exec_env_init(realpath(info.dli_fname, path) ? path : info.dli_fname,
-			     environ))
+			     environ)) {
 		gt_warn_once("gputrace: cannot tell where libgputrace.so is; "
 			     "programs started by exec are not traced\n");
+		return;
+	}
+	keep_main_pid();
 }
 
 /* The new environment is made in the caller's frame (no allocation). */

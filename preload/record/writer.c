@@ -709,7 +709,7 @@ static int open_dump(void)
 		.min_reader = GT_FORMAT_MIN_READER, .header_size = sizeof(h),
 		.endian = GT_ENDIAN_MARK, .clock_id = GT_CLOCK_MONOTONIC,
 		.start_ns = gt_start_ns, .start_realtime_ns = gt_start_realtime_ns,
-		.pid = (uint32_t)getpid(),
+		.pid = (uint32_t)getpid(), .run_id = gt_cfg.run_id,
 	};
 	int fd;
 

@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # 192-deb-deps.t - make deps installs only the Debian packages that are
-# missing, without their recommended packages, and calls apt-get not at all
-# when none is.  dpkg-query, dpkg, apt-get and sudo are stand-ins on PATH:
+# missing, without their recommended packages, says which and why (one
+# line per group of packages, each with what needs it), and calls apt-get
+# not at all when none is.  dpkg-query, dpkg, apt-get and sudo are stand-ins on PATH:
 # the package database answers "installed" for all but $GT_MISSING, and
 # apt-get writes its arguments to a log instead of installing.
 use strict;
@@ -45,10 +46,20 @@ sub deps {
 	return ([split(/\n/, GtDump::slurp("$tmp/apt.log"))], $out);
 }
 
-my ($list) = GtDump::slurp("$root/Makefile") =~ /^DEB_DEPS\s*:?=\s*((?:.*\\\n)*.*)/m;
-my @all = split(/[\s\\]+/, $list // '');
-cmp_ok(scalar @all, '>', 3, "DEB_DEPS: @all");
+# The groups of packages, each with what needs it (DEB_GROUP, WHY_GROUP).
+my $mk = GtDump::slurp("$root/Makefile");
+my ($groups) = $mk =~ /^DEB_GROUPS\s*:=\s*(.*)$/m;
+my %pkgs = map { $_ => [split ' ', ($mk =~ /^DEB_$_\s*:=\s*(.*)$/m)[0] // ''] }
+	split ' ', $groups // '';
+my %why = map { $_ => ($mk =~ /^WHY_$_\s*:=\s*(.*)$/m)[0] } keys %pkgs;
+cmp_ok(scalar keys %pkgs, '>', 3, 'DEB_GROUPS: ' . ($groups // ''));
+for my $g (sort keys %pkgs) {
+	ok(@{ $pkgs{$g} } && $why{$g}, "group $g: @{ $pkgs{$g} }: " . ($why{$g} // 'no reason'));
+}
+my @all = map { @{ $pkgs{$_} } } split ' ', $groups // '';
 my @two = @all[1, -1];
+my ($first, $last) = grep { my $g = $_; grep { $_ eq $two[0] || $_ eq $two[1] } @{ $pkgs{$g} } }
+	split ' ', $groups // '';
 
 my ($apt, $out) = deps(@two);
 is(scalar @$apt, 2, 'two missing: apt-get called twice') or diag($out);
@@ -57,7 +68,11 @@ my @args = split(' ', $apt->[1] // '');
 ok((grep { $_ eq '--no-install-recommends' } @args), 'install without recommended packages')
 	or diag("@args");
 is_deeply([grep { !/^-/ && $_ ne 'install' } @args], \@two, "only the missing ones: @two");
-like($out, qr/^installing: \Q@two\E$/m, 'and says which');
+like($out, qr/^installing \Q$two[0]\E: \Q$why{$first}\E$/m, 'says which, and why') or diag($out);
+like($out, qr/^installing \Q$two[1]\E: \Q$why{$last}\E$/m, 'one line per group');
+ok(grep({ $_ eq 'chromium' } @{ $pkgs{html} // [] }) &&
+   GtDump::slurp("$FindBin::Bin/840-html.t") =~ /render/,
+   'chromium: for the test that renders the HTML report');
 
 ($apt, $out) = deps();
 is_deeply($apt, [], 'none missing: apt-get not called') or diag($out);

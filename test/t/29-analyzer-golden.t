@@ -15,7 +15,10 @@
 # where the repository is (and the repository's path is not replaced: a
 # dump may hold that very string, recorded elsewhere); what would still
 # differ from one machine to the next (the temporary folder, the version)
-# is replaced by @TMP@ and @VERSION@.  An output of more than 64 KiB is
+# is replaced by @TMP@ and @VERSION@.  Native frames are named from the
+# symbol files of test/golden/symbols/ only (GPUTRACE_SYMBOL_PATH), never
+# from the files the dumps name: those are in the checkout that recorded
+# them, or this machine's system libraries, which differ elsewhere.  An output of more than 64 KiB is
 # kept as its SHA-256, its size and its line count.
 use strict;
 use warnings;
@@ -40,6 +43,7 @@ plan skip_all => 'analyzer not built' unless -x $analyzer;
 $ENV{GT_BUILD} = $analyzer =~ s{/[^/]*$}{}r;
 chdir($root) or die "cd $root: $!\n";
 delete @ENV{qw(GPUTRACE_PROGRESS COLUMNS)};
+$ENV{GPUTRACE_SYMBOL_PATH} = 'test/golden/symbols';
 $ENV{LC_ALL} = 'C';
 $ENV{TZ} = 'UTC';
 

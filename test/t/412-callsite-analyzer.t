@@ -156,6 +156,55 @@ subtest 'which file names a frame' => sub {
 	is($first{5000}, "fifo+$off", 'a FIFO: module+offset, without waiting for it');
 };
 
+# The program as recorded elsewhere (another machine, another checkout):
+# its file is looked for in the directories of --symbols, then of
+# GPUTRACE_SYMBOL_PATH ("/" by default: the recorded path itself).
+subtest 'files found elsewhere: --symbols and GPUTRACE_SYMBOL_PATH' => sub {
+	my $gone = "$tmp/elsewhere/build/test/w_stack";
+	my $off = sprintf('w_stack+0x%x', $vaddr + 4);
+	my $hex = $bid =~ s/^(..)//r;
+	my $t = 2000;
+	my %dir = map { $_ => "$tmp/sym-$_" } qw(named byid root wrong);
+	my $one = sub {
+		my ($path, %o) = @_;
+		my $d = base_dump();
+
+		modules($d, { path => $path });
+		stack($d, 1, [$pc]);
+		$d->events(tid => 1, events => [{ op => 1, t0 => $t, dur => 10, args => [0, 1] }]);
+		$d->end(end_ns => $t + 1000);
+		local %ENV = %ENV;
+		delete $ENV{GPUTRACE_SYMBOL_PATH};
+		%ENV = (%ENV, %{ $o{env} // {} });
+		my $r = analyze($d, '--json', @{ $o{args} // [] });
+
+		return $r->{json} ? $r->{json}{callsites}[0]{frames}[0] : "exit $r->{exit}: $r->{err}";
+	};
+
+	system('mkdir', '-p', "$dir{named}", "$dir{byid}/.build-id/" . substr($bid, 0, 2),
+	       "$dir{root}$tmp/elsewhere/build/test", $dir{wrong});
+	system('cp', $elf, "$dir{named}/w_stack");
+	system('cp', $elf, "$dir{byid}/.build-id/" . substr($bid, 0, 2) . "/$hex.debug");
+	system('cp', $elf, "$dir{root}$gone");
+	system('cp', "$build/gputrace", "$dir{wrong}/w_stack");  # another build id
+
+	is($one->($gone), $off, 'the recorded file is not there: module+offset');
+	is($one->($gone, args => ['--symbols', $dir{named}]), $fn, '--symbols DIR: by file name');
+	is($one->($gone, env => { GPUTRACE_SYMBOL_PATH => "/nowhere:$dir{byid}" }), $fn,
+	   'GPUTRACE_SYMBOL_PATH: DIR/.build-id/xx/rest.debug, by build id');
+	is($one->($gone, env => { GPUTRACE_SYMBOL_PATH => $dir{root} }), $fn,
+	   'DIR/RECORDED-PATH: a copy of the machine that ran it');
+	is($one->($gone, args => ['--symbols', $dir{wrong}, '--symbols', $dir{named}]), $fn,
+	   'a file of the same name with another build id is passed over');
+	is($one->($gone, args => ['--symbols', $dir{wrong}]), $off, '... and never used');
+	is($one->($elf), $fn, 'by default, the recorded path');
+	is($one->($elf, env => { GPUTRACE_SYMBOL_PATH => $dir{wrong} }), $off,
+	   'GPUTRACE_SYMBOL_PATH without / does not read the recorded path');
+	is($one->($elf, env => { GPUTRACE_SYMBOL_PATH => '' }), $off, 'empty: no file read');
+	is($one->($elf, env => { GPUTRACE_SYMBOL_PATH => '' }, args => ['--symbols', '/']), $fn,
+	   '--symbols / is the recorded path');
+};
+
 sub broken {
 	my ($name, $re, $fill) = @_;
 	my $d = base_dump();

@@ -4,7 +4,8 @@
  * a secure-execution process (AT_SECURE, stood in for here) takes none of
  * them and traces nothing; a thread buffer larger than all buffers is cut
  * to them; a GPUTRACE_OUTPUT too long to keep turns tracing off; numbers,
- * words and texts of settings.def, good and bad.
+ * words and texts of settings.def, good and bad; the run's id and main
+ * process.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "preload/base/internal.h"
+#include "preload/base/output_path.h"
 #include "preload/base/settings.h"
 
 /* ---- stubs of what config.c uses from the rest of the library ---- */
@@ -68,6 +71,30 @@ static void numbers_words_and_texts(void **state)
 	unsetenv("GPUTRACE_FLUSH_MS");
 	unsetenv("GPUTRACE_GPU");
 	unsetenv("GPUTRACE_GPU_TRIGGER");
+}
+
+/* The run: GPUTRACE_RUN_ID (hex) goes into the header; GPUTRACE_RUN_PID
+ * names the process whose dump takes the exact name, else this one. */
+static void the_run_id_and_the_main_process(void **state)
+{
+	(void)state;
+	setenv("GPUTRACE_RUN_ID", "00c0ffee12345678", 1);
+	setenv("GPUTRACE_RUN_PID", "4242", 1);
+	load(not_secure);
+	assert_true(gt_cfg.run_id == 0xc0ffee12345678ull);
+	assert_int_equal(gt_output_main_pid, 4242);
+	assert_string_equal(said, "");
+	setenv("GPUTRACE_RUN_ID", "run-7", 1);
+	unsetenv("GPUTRACE_RUN_PID");
+	load(not_secure);
+	assert_true(gt_cfg.run_id == 0);
+	assert_non_null(strstr(said, "GPUTRACE_RUN_ID 'run-7' is not a hexadecimal number"));
+	assert_int_equal(gt_output_main_pid, getpid());     /* the first traced */
+	setenv("GPUTRACE_RUN_PID", "0", 1);
+	load(not_secure);
+	assert_int_equal(gt_output_main_pid, 0);            /* none set apart */
+	unsetenv("GPUTRACE_RUN_ID");
+	unsetenv("GPUTRACE_RUN_PID");
 }
 
 static void bad_ones_keep_their_default_and_are_said(void **state)
@@ -151,6 +178,7 @@ int main(void)
 		cmocka_unit_test(secure_execution_traces_nothing),
 		cmocka_unit_test(numbers_words_and_texts),
 		cmocka_unit_test(bad_ones_keep_their_default_and_are_said),
+		cmocka_unit_test(the_run_id_and_the_main_process),
 		cmocka_unit_test(thread_buffer_cut_to_the_total),
 		cmocka_unit_test(template_too_long_turns_tracing_off),
 	};

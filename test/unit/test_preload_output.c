@@ -47,6 +47,36 @@ static void expansion_too_long_fails(void **state)
 	assert_int_equal(gt_output_expand("", out, sizeof(out)), -1);
 }
 
+/* Without %p or %r, the main process's dump takes the name as it is; any
+ * other process gets "-PID" before the extension. */
+static void other_processes_get_their_pid(void **state)
+{
+	char out[512], want[512];
+	int me = (int)getpid();
+
+	gt_output_main_pid = me;
+	assert_int_equal(gt_output_expand("d/out.bin", out, sizeof(out)), 0);
+	assert_string_equal(out, "d/out.bin");
+	gt_output_main_pid = me + 1;
+	assert_int_equal(gt_output_expand("d/out.bin", out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "d/out-%d.bin", me);
+	assert_string_equal(out, want);
+	assert_int_equal(gt_output_expand("d.x/out", out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "d.x/out-%d", me);
+	assert_string_equal(out, want);
+	assert_int_equal(gt_output_expand("d/t-%p.bin", out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "d/t-%d.bin", me);
+	assert_string_equal(out, want);                 /* %p: unique already */
+	setenv("RANK", "3", 1);
+	assert_int_equal(gt_output_expand("d/rank%r.bin", out, sizeof(out)), 0);
+	assert_string_equal(out, "d/rank3.bin");        /* %r: one per rank */
+	unsetenv("RANK");
+	assert_int_equal(gt_output_expand("0123", out, 6), -1);  /* no room */
+	gt_output_main_pid = 0;
+	assert_int_equal(gt_output_expand("d/out.bin", out, sizeof(out)), 0);
+	assert_string_equal(out, "d/out.bin");
+}
+
 static const char *fake_host;
 
 static int hostname_of_test(char *name, size_t len)
@@ -190,6 +220,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(expands_pid_host_rank),
 		cmocka_unit_test(expansion_too_long_fails),
+		cmocka_unit_test(other_processes_get_their_pid),
 		cmocka_unit_test(fields_stay_in_the_directory),
 		cmocka_unit_test(creates_0600_and_never_overwrites),
 		cmocka_unit_test(refuses_symbolic_links),

@@ -15,6 +15,9 @@
  *                                      unsetenv LD_PRELOAD and GPUTRACE_*
  *   spawn, spawnp                      posix_spawn(p) itself with its own
  *                                      environment, wait, then N launches
+ *   spawn-first                        the same before its own first CUDA
+ *                                      call (the child calls CUDA first),
+ *                                      then 2N launches
  *   vfork, fork                        the same through vfork or fork and
  *                                      execve in the child
  *   fail                               execve a missing file, then N
@@ -157,6 +160,8 @@ int main(int argc, char **argv)
 	strcpy(dir, dirname(dir));
 	setenv("PATH", dir, 1);
 	snprintf(count, sizeof(count), "%ld", n);
+	if (!strcmp(mode, "spawn-first") && spawn_self(0))
+		return WL_EXIT_FAIL;
 	ln_open(&L);
 	ln_run(&L, L.stream, n, 0);
 	if (!strcmp(mode, "--second")) {
@@ -169,6 +174,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "vfork") || !strcmp(mode, "fork")) {
 		if (fork_self(!strcmp(mode, "vfork")))
 			return WL_EXIT_FAIL;
+	} else if (!strcmp(mode, "spawn-first")) {
+		/* the child ran already */
 	} else if (!strcmp(mode, "fail")) {
 		if (execve(missing[0], missing, environ) == 0 || errno != ENOENT)
 			return WL_EXIT_FAIL;
