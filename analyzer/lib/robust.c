@@ -90,7 +90,7 @@ static size_t draw(uint64_t *s, size_t n)
 }
 
 void robust_median_interval(const double *v, const size_t *start, size_t nclust,
-			    double level, double *lo, double *hi)
+			    size_t ndraw, double level, double *lo, double *hi)
 {
 	size_t most = 0, npool;
 	double *pool, *med = xmalloc(ROBUST_ROUNDS * sizeof(*med));
@@ -99,10 +99,10 @@ void robust_median_interval(const double *v, const size_t *start, size_t nclust,
 	for (size_t c = 0; c < nclust; c++)
 		if (start[c + 1] - start[c] > most)
 			most = start[c + 1] - start[c];
-	pool = xmalloc(nclust * most * sizeof(*pool));
+	pool = xmalloc(ndraw * most * sizeof(*pool));
 	for (size_t r = 0; r < ROBUST_ROUNDS; r++) {
 		npool = 0;
-		for (size_t c = 0; c < nclust; c++) {
+		for (size_t c = 0; c < ndraw; c++) {
 			size_t pick = draw(&seed, nclust), n = start[pick + 1] - start[pick];
 
 			for (size_t i = 0; i < n; i++)

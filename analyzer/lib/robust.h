@@ -24,13 +24,15 @@ double robust_quantile(double *v, size_t n, double q);
 /*
  * The central `level` (0.9: from the 5th to the 95th percentile) interval
  * of the median of v, whose values come in nclust clusters: cluster c is
- * v[start[c]..start[c + 1]).  Each round draws nclust clusters with
+ * v[start[c]..start[c + 1]).  Each round draws ndraw clusters with
  * replacement, then as many values of each as it has, with replacement,
  * and takes the median of them all: a spread between the clusters widens
  * the interval, as it should, where values of one cluster are not
- * independent of each other.  nclust > 0, every cluster non-empty.
+ * independent of each other.  ndraw = nclust for the median of v itself;
+ * another ndraw, for a median of as many clusters of the same kind.
+ * nclust, ndraw > 0, every cluster non-empty.
  */
 void robust_median_interval(const double *v, const size_t *start, size_t nclust,
-			    double level, double *lo, double *hi);
+			    size_t ndraw, double level, double *lo, double *hi);
 
 #endif /* GPUTRACE_ANALYZER_ROBUST_H */

@@ -2,8 +2,8 @@
 /*
  * test_analyzer_robust.c - the median and quantiles of doubles against a
  * sort, and the clustered bootstrap of the median: the same interval on
- * every call, around the median of a tight sample, and wide when its
- * clusters disagree.
+ * every call, around the median of a tight sample, wide when its clusters
+ * disagree, and narrower the more clusters each round draws.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,8 +85,8 @@ static void test_interval_tight(void **state)
 	for (size_t i = 0; i < N; i++)
 		copy[i] = v[i] = 0.10 + (unit() - 0.5) * 0.02;
 	med = robust_median(copy, N);
-	robust_median_interval(v, start, 1, 0.9, &lo, &hi);
-	robust_median_interval(v, start, 1, 0.9, &lo2, &hi2);
+	robust_median_interval(v, start, 1, 1, 0.9, &lo, &hi);
+	robust_median_interval(v, start, 1, 1, 0.9, &lo2, &hi2);
 	assert_true(lo <= med && med <= hi);
 	assert_true(hi - lo < 0.005);
 	assert_true(lo > 0.09 && hi < 0.11);
@@ -107,9 +107,28 @@ static void test_interval_clusters(void **state)
 		v[i] = 0.10 + (unit() - 0.5) * 0.01;
 		v[N + i] = 0.60 + (unit() - 0.5) * 0.01;
 	}
-	robust_median_interval(v, two, 2, 0.9, &lo, &hi);
+	robust_median_interval(v, two, 2, 2, 0.9, &lo, &hi);
 	assert_true(lo < 0.11);
 	assert_true(hi > 0.59);
+}
+
+/* 100 clusters of noise around 0: the median of all of them is known far
+ * better than the median of one cluster drawn at a time (ndraw 1). */
+static void test_interval_draws(void **state)
+{
+	enum { C = 100, K = 10 };
+	double v[C * K], lo, hi, lo1, hi1;
+	size_t start[C + 1];
+
+	(void)state;
+	for (size_t i = 0; i < C * K; i++)
+		v[i] = unit() - 0.5;
+	for (size_t c = 0; c <= C; c++)
+		start[c] = c * K;
+	robust_median_interval(v, start, C, C, 0.9, &lo, &hi);
+	robust_median_interval(v, start, C, 1, 0.9, &lo1, &hi1);
+	assert_true(lo < 0 && hi > 0 && hi - lo < 0.15);
+	assert_true(hi1 - lo1 > 2 * (hi - lo));
 }
 
 int main(void)
@@ -120,6 +139,7 @@ int main(void)
 		cmocka_unit_test(test_quantile_against_sort),
 		cmocka_unit_test(test_interval_tight),
 		cmocka_unit_test(test_interval_clusters),
+		cmocka_unit_test(test_interval_draws),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
