@@ -66,6 +66,9 @@ struct cost_estimate {
 struct cost_figures {
 	enum cost_steps_from from;
 	uint64_t steps, in;             /* steps counted, those inside windows */
+	uint64_t other_steps;           /* the other source's steps, when none
+					   of them ran inside a window: not
+					   used (set by the caller) */
 	uint32_t period;                /* steps in their pattern: like steps
 					   are a multiple of it apart */
 	uint64_t left_out;              /* windows left out: by the clock, or */

@@ -55,16 +55,25 @@ static void windows_text(FILE *out, const struct cost_stats *s)
 }
 
 /* The figures on the diagnosis's steps when it found some (the steps its
- * verdict counts), else on the library's; 0 when the library wrote no
- * steps (no windows placed on them, no cost to tell). */
+ * verdict counts), else, or when none of them ran inside a window, on the
+ * library's; 0 when the library wrote no steps (no windows placed on
+ * them, no cost to tell). */
 static int figures_of(const struct model *m, struct cost_figures *f)
 {
 	struct cost_steps lib, diag = { .from = COST_STEPS_DIAGNOSIS };
+	struct cost_figures other;
 
 	if (!cost_library_steps(m, &lib))
 		return 0;
 	diag.nt = diagnosis_steps(m, &diag.t, &diag.skip, &diag.capped);
 	cost_measure(m, diag.nt ? &diag : &lib, f);
+	if (!diag.nt || f->in)
+		return 1;
+	cost_measure(m, &lib, &other);
+	if (other.in) {
+		other.other_steps = f->steps;
+		*f = other;
+	}
 	return 1;
 }
 
@@ -121,6 +130,7 @@ static void estimate_text(char *buf, size_t size, const struct cost_estimate *e,
 static void steps_text(FILE *out, const struct cost_figures *f)
 {
 	char a[UNITS_BUF], b[UNITS_BUF], like[96] = "a like step", pairs[320] = "";
+	char other[96] = "";
 
 	if (f->period > 1)
 		snprintf(like, sizeof(like), "a like step (a multiple of %u steps away: "
@@ -131,10 +141,13 @@ static void steps_text(FILE *out, const struct cost_figures *f)
 			 (unsigned long long)f->inside.pairs, like,
 			 (unsigned long long)f->inside.groups, f->inside.groups == 1 ? "" : "s",
 			 fmt_ns(a, sizeof(a), f->inside.a_p50), fmt_ns(b, sizeof(b), f->inside.b_p50));
-	report_line(out, "  steps: the %llu %s, %llu of them inside windows (%.1f%%)%s",
+	if (f->other_steps)
+		snprintf(other, sizeof(other), " (none of the %llu the diagnosis counts ran "
+			 "inside a window)", (unsigned long long)f->other_steps);
+	report_line(out, "  steps: the %llu %s%s, %llu of them inside windows (%.1f%%)%s",
 		    (unsigned long long)f->steps, f->from == COST_STEPS_DIAGNOSIS ?
-		    "the diagnosis counts" : "the library marked", (unsigned long long)f->in,
-		    100 * f->covered, pairs);
+		    "the diagnosis counts" : "the library marked", other,
+		    (unsigned long long)f->in, 100 * f->covered, pairs);
 }
 
 /* What a detached CUPTI leaves: steps just after windows against like
@@ -254,6 +267,8 @@ void cost_report_json(struct json *j, const struct model *m)
 	json_key(j, "steps_from");
 	json_string(j, f.from == COST_STEPS_DIAGNOSIS ? "diagnosis" : "library");
 	put_u(j, "steps", f.steps);
+	if (f.other_steps)
+		put_u(j, "diagnosis_steps", f.other_steps);
 	put_u(j, "steps_inside", f.in);
 	put_d(j, "covered", f.covered);
 	put_u(j, "period", f.period);

@@ -200,6 +200,14 @@ subtest 'the line counts the steps the diagnosis counts' => sub {
 	like($text, qr/steps: the 100 the diagnosis counts, 20 of them inside windows/,
 	     'and says so');
 	within(0.10, part($c, 'inside')->{lo}, part($c, 'inside')->{hi}, 'the cost on them: +10% in the interval');
+
+	# the window on the library's first 30 steps, none on the 100 after
+	($text, $c) = report(GtSteps::dump("$tmp/count-other.bin", { source => 2 },
+		[10, 10], [10, 11, 1], [10, 10], 'gap', [1, 30], [100, 10]));
+	is($c->{steps_from}, 'library', "none of the diagnosis's steps inside a window: the library's");
+	is($c->{diagnosis_steps}, 100, "the diagnosis's count given");
+	like($text, qr/steps: the 131 the library marked \(none of the 100 the diagnosis counts ran inside a window\), 10 of them inside windows/,
+	     'and the line says so');
 };
 
 done_testing();
