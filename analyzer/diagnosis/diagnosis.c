@@ -279,3 +279,16 @@ void diagnosis_release(struct model *m)
 	free(d);
 	m->diag = NULL;
 }
+
+size_t diagnosis_steps(const struct model *m, const uint64_t **t, size_t *warmup,
+		       int *capped)
+{
+	const struct step_stats *s = m->diag ? &m->diag->steps : NULL;
+
+	if (!s || s->nt < 2)
+		return 0;
+	*t = s->t;
+	*warmup = s->warmup;
+	*capped = s->capped;
+	return s->nt;
+}

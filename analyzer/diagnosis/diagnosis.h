@@ -19,6 +19,7 @@
 #define GPUTRACE_ANALYZER_DIAGNOSIS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "analyzer/reader/dump_reader.h"
@@ -32,6 +33,12 @@ void diagnosis_add(struct model *m, const struct dump_reader *r,
 /* Steps, idle attribution, verdict (after gpu_finish). */
 void diagnosis_finish(struct model *m);
 void diagnosis_release(struct model *m);
+
+/* The steps the diagnosis found: boundaries (*t)[0..n), step i being
+ * [t[i], t[i + 1]), the first *warmup of them warm-up, *capped when the
+ * run had more; n is returned, 0 when it found none. */
+size_t diagnosis_steps(const struct model *m, const uint64_t **t, size_t *warmup,
+		       int *capped);
 
 /* The 3 to 6 lines that open the text report. */
 void diagnosis_report_head(FILE *out, const struct model *m);

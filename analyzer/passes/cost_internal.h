@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cost_internal.h - what the cost pass (cost.c) keeps, for its report
- * (cost_report.c).
+ * cost_internal.h - what the cost pass (cost.c) keeps, for its figures
+ * (cost_measure.c) and its report (cost_report.c).
  */
 #ifndef GPUTRACE_ANALYZER_COST_INTERNAL_H
 #define GPUTRACE_ANALYZER_COST_INTERNAL_H
@@ -28,7 +28,6 @@ struct cost_stats {
 	int capped;
 	struct cost_window *win;    /* by seq - 1 */
 	size_t nwin;
-	struct cost_figures f;
 };
 
 #endif /* GPUTRACE_ANALYZER_COST_INTERNAL_H */

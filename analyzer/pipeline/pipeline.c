@@ -120,7 +120,7 @@ static const struct pass passes[] = {
 	{ "diagnosis",  diagnosis_add,    ALL, 0, ANY,
 	  diagnosis_finish, diagnosis_release },
 	{ "cost",       cost_record,      0, 0, ANY,
-	  cost_finish,      cost_release },
+	  NULL,             cost_release },
 	{ "model",      model_core_add,   ALL, 0, ANY,
 	  NULL,             model_core_release },
 	{ "memory",     memory_record,    ALL, 0, ANY,

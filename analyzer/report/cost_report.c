@@ -4,18 +4,14 @@
  * windows went, what they cost the run) and its JSON keys (gpu_windows,
  * tracing_cost).
  */
-#include <math.h>
 #include <stdio.h>
 
 #include "analyzer/passes/cost_internal.h"
 #include "analyzer/model/model.h"
+#include "analyzer/diagnosis/diagnosis.h"
 #include "analyzer/report/report.h"
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/util.h"
-
-/* How far apart (in share of a step) the medians' figure must be from
- * the means' for the report to give it too. */
-#define MEDIANS_APART 0.05
 
 static const char *const reason_names[] = {
 	[GT_WINDOW_CLOCK] = "clock", [GT_WINDOW_STEPS] = "steps",
@@ -58,6 +54,29 @@ static void windows_text(FILE *out, const struct cost_stats *s)
 	report_line(out, "%s", line);
 }
 
+/* The figures on the diagnosis's steps when it found some (the steps its
+ * verdict counts), else, or when none of them ran inside a window, on the
+ * library's; 0 when the library wrote no steps (no windows placed on
+ * them, no cost to tell). */
+static int figures_of(const struct model *m, struct cost_figures *f)
+{
+	struct cost_steps lib, diag = { .from = COST_STEPS_DIAGNOSIS };
+	struct cost_figures other;
+
+	if (!cost_library_steps(m, &lib))
+		return 0;
+	diag.nt = diagnosis_steps(m, &diag.t, &diag.skip, &diag.capped);
+	cost_measure(m, diag.nt ? &diag : &lib, f);
+	if (!diag.nt || f->in)
+		return 1;
+	cost_measure(m, &lib, &other);
+	if (other.in) {
+		other.other_steps = f->steps;
+		*f = other;
+	}
+	return 1;
+}
+
 /* The windows left out of the figures, and why. */
 static void left_out_text(FILE *out, const struct cost_figures *f)
 {
@@ -72,67 +91,107 @@ static void left_out_text(FILE *out, const struct cost_figures *f)
 			    "left out)", (unsigned long long)f->mixed, f->mixed == 1 ? "" : "s");
 }
 
-/* What a detached CUPTI leaves: steps just after windows against just
- * before them. */
-static void after_text(FILE *out, const struct cost_figures *f)
+/* "steps vary +-1.2%" (the spread, or the interval's half width when
+ * wider and not measurable), or that it is not known. */
+static const char *vary(char *buf, size_t size, const struct cost_estimate *e)
 {
-	char a[UNITS_BUF], b[UNITS_BUF], n[48];
+	double x = e->spread, half = (e->hi - e->lo) / 2;
 
-	if (f->after_windows == 1)
-		snprintf(n, sizeof(n), "one window");
+	if (!e->measurable && half > x)
+		x = half;
+	if (x < 0)
+		return "how far the steps move by themselves is not known";
+	if (x >= 1)
+		snprintf(buf, size, "steps vary up to %.0f-fold", 1 + x);
 	else
-		snprintf(n, sizeof(n), "the median of %llu windows",
-			 (unsigned long long)f->after_windows);
-	report_line(out, "  after a window (CUPTI off again): %+.1f%% per step just "
-		    "after it against just before it (%s; the first: %s against %s)",
-		    100 * f->after_detach, n, fmt_ns(a, sizeof(a), f->after_p50),
-		    fmt_ns(b, sizeof(b), f->before_p50));
+		snprintf(buf, size, "steps vary +-%.1f%%", 100 * x);
+	return buf;
 }
 
-/* The medians, when they tell otherwise than the means: a few long steps
- * inside the windows (switching CUPTI on, a late record) make the mean. */
-static void medians_text(FILE *out, const struct cost_figures *f)
+/* "+4.1% per step inside GPU windows (90% interval +3.0% to +5.2%; steps
+ * vary +-1.0%)", or "not measurable (steps vary +-9.0%; +4.1% per step
+ * ..., 90% interval -3.0% to +11.2%)". */
+static void estimate_text(char *buf, size_t size, const struct cost_estimate *e,
+			  const char *what)
 {
-	char a[UNITS_BUF], b[UNITS_BUF];
-	double med;
+	char v[64];
 
-	if (!f->out_p50)
-		return;
-	med = (double)f->in_p50 / (double)f->out_p50 - 1;
-	if (fabs(med - f->inside) <= MEDIANS_APART)
-		return;
-	report_line(out, "  by the medians: %+.1f%% per step inside (%s against %s): a few "
-		    "long steps inside the windows make the mean", 100 * med,
-		    fmt_ns(a, sizeof(a), f->in_p50), fmt_ns(b, sizeof(b), f->out_p50));
+	if (e->measurable)
+		snprintf(buf, size, "%+.1f%% per step %s (%.0f%% interval %+.1f%% to %+.1f%%; %s)",
+			 100 * e->median, what, 100 * COST_LEVEL, 100 * e->lo, 100 * e->hi,
+			 vary(v, sizeof(v), e));
+	else
+		snprintf(buf, size, "not measurable (%s; %+.1f%% per step %s, "
+			 "%.0f%% interval %+.1f%% to %+.1f%%)", vary(v, sizeof(v), e),
+			 100 * e->median, what, 100 * COST_LEVEL, 100 * e->lo, 100 * e->hi);
+}
+
+/* Which steps, how many inside, and how they were paired. */
+static void steps_text(FILE *out, const struct cost_figures *f)
+{
+	char a[UNITS_BUF], b[UNITS_BUF], like[96] = "a like step", pairs[320] = "";
+	char other[96] = "";
+
+	if (f->period > 1)
+		snprintf(like, sizeof(like), "a like step (a multiple of %u steps away: "
+			 "the steps repeat in a pattern of %u)", f->period, f->period);
+	if (f->inside.pairs)
+		snprintf(pairs, sizeof(pairs), "; %llu just inside paired with %s just "
+			 "outside (%llu window edge%s; medians %s against %s)",
+			 (unsigned long long)f->inside.pairs, like,
+			 (unsigned long long)f->inside.groups, f->inside.groups == 1 ? "" : "s",
+			 fmt_ns(a, sizeof(a), f->inside.a_p50), fmt_ns(b, sizeof(b), f->inside.b_p50));
+	if (f->other_steps)
+		snprintf(other, sizeof(other), " (none of the %llu the diagnosis counts ran "
+			 "inside a window)", (unsigned long long)f->other_steps);
+	report_line(out, "  steps: the %llu %s%s, %llu of them inside windows (%.1f%%)%s",
+		    (unsigned long long)f->steps, f->from == COST_STEPS_DIAGNOSIS ?
+		    "the diagnosis counts" : "the library marked", other,
+		    (unsigned long long)f->in, 100 * f->covered, pairs);
+}
+
+/* What a detached CUPTI leaves: steps just after windows against like
+ * steps just before them. */
+static void after_text(FILE *out, const struct cost_figures *f)
+{
+	char a[UNITS_BUF], b[UNITS_BUF], line[320];
+	const struct cost_estimate *e = &f->after;
+
+	estimate_text(line, sizeof(line), e, "just after a window against like steps "
+		      "just before it");
+	report_line(out, "  after a window (CUPTI off again): %s; %llu window%s, %llu pairs, "
+		    "medians %s against %s", line, (unsigned long long)f->after_windows,
+		    f->after_windows == 1 ? "" : "s", (unsigned long long)e->pairs,
+		    fmt_ns(a, sizeof(a), e->a_p50), fmt_ns(b, sizeof(b), e->b_p50));
 }
 
 void cost_report_text(FILE *out, const struct model *m)
 {
-	const struct cost_figures *f = cost_figures(m);
-	char a[UNITS_BUF], b[UNITS_BUF];
+	struct cost_figures f;
+	char line[320];
 
 	if (m->cost)
 		windows_text(out, m->cost);
-	if (!f)
+	if (!figures_of(m, &f))
 		return;
-	if (!f->measured) {
-		report_line(out, "tracing cost in this run: not measured (%s; %llu steps)",
-			    f->why, (unsigned long long)f->steps);
-		return;
+	if (!f.inside.known) {
+		report_line(out, "tracing cost in this run: not measured (%s)", f.why);
+	} else {
+		estimate_text(line, sizeof(line), &f.inside, "inside GPU windows");
+		if (f.inside.measurable)
+			report_line(out, "tracing cost in this run: %s, %+.2f%% overall "
+				    "(%+.2f%% to %+.2f%%)", line, 100 * f.overall,
+				    100 * f.overall_lo, 100 * f.overall_hi);
+		else
+			report_line(out, "tracing cost in this run: %s", line);
 	}
-	report_line(out, "tracing cost in this run: %+.1f%% per step inside GPU windows "
-		    "(%s a step on average against %s for the steps around them), "
-		    "which covered %.1f%% of the %llu steps; %+.2f%% overall",
-		    100 * f->inside, fmt_ns(a, sizeof(a), f->in_mean),
-		    fmt_ns(b, sizeof(b), f->base_mean), 100 * f->covered,
-		    (unsigned long long)f->steps, 100 * f->overall);
-	medians_text(out, f);
-	left_out_text(out, f);
-	if (m->cost->capped)
-		report_line(out, "  (the first %zu step starts only: the run had more)",
-			    m->cost->nb);
-	if (f->have_after)
-		after_text(out, f);
+	steps_text(out, &f);
+	left_out_text(out, &f);
+	if (f.capped)
+		report_line(out, "  (the first %llu steps only: the run had more)",
+			    (unsigned long long)f.steps);
+	if (f.after.known)
+		after_text(out, &f);
 }
 
 static void put_u(struct json *j, const char *k, uint64_t v)
@@ -168,41 +227,67 @@ static void windows_json(struct json *j, const struct cost_stats *s, uint64_t t0
 	json_end_array(j);
 }
 
+/* One comparison: "median", "lo", "hi", "spread", "measurable", "pairs",
+ * the groups under their name, the two sides' medians under theirs. */
+static void estimate_json(struct json *j, const char *key, const struct cost_estimate *e,
+			  const char *groups, const char *a, const char *b)
+{
+	json_key(j, key);
+	json_begin_object(j);
+	put_d(j, "median", e->median);
+	put_d(j, "lo", e->lo);
+	put_d(j, "hi", e->hi);
+	if (e->spread >= 0)
+		put_d(j, "spread", e->spread);
+	json_key(j, "measurable");
+	json_bool(j, e->measurable);
+	put_u(j, "pairs", e->pairs);
+	put_u(j, groups, e->groups);
+	put_u(j, a, e->a_p50);
+	put_u(j, b, e->b_p50);
+	json_end_object(j);
+}
+
 void cost_report_json(struct json *j, const struct model *m)
 {
-	const struct cost_figures *f = cost_figures(m);
+	struct cost_figures f;
 
 	if (m->cost && m->cost->nwin)
 		windows_json(j, m->cost, m->start_ns);
-	if (!f)
+	if (!figures_of(m, &f))
 		return;
 	json_key(j, "tracing_cost");
 	json_begin_object(j);
 	json_key(j, "measured");
-	json_bool(j, f->measured);
-	if (f->why) {
+	json_bool(j, f.inside.known);
+	if (f.why) {
 		json_key(j, "why_not");
-		json_string(j, f->why);
+		json_string(j, f.why);
 	}
-	put_u(j, "steps", f->steps);
-	put_u(j, "steps_inside", f->in);
-	put_u(j, "steps_before", f->before);
-	put_u(j, "steps_after", f->after);
-	put_u(j, "inside_mean_ns", f->in_mean);
-	put_u(j, "around_mean_ns", f->base_mean);
-	put_u(j, "inside_p50_ns", f->in_p50);
-	put_u(j, "outside_p50_ns", f->out_p50);
-	put_u(j, "before_p50_ns", f->before_p50);
-	put_u(j, "after_p50_ns", f->after_p50);
-	put_u(j, "windows_left_out", f->left_out);
+	json_key(j, "steps_from");
+	json_string(j, f.from == COST_STEPS_DIAGNOSIS ? "diagnosis" : "library");
+	put_u(j, "steps", f.steps);
+	if (f.other_steps)
+		put_u(j, "diagnosis_steps", f.other_steps);
+	put_u(j, "steps_inside", f.in);
+	put_d(j, "covered", f.covered);
+	put_u(j, "period", f.period);
+	put_u(j, "windows_left_out", f.left_out);
 	json_key(j, "capped");
-	json_bool(j, m->cost->capped);
-	put_d(j, "inside", f->inside);
-	put_d(j, "covered", f->covered);
-	put_d(j, "overall", f->overall);
-	if (f->have_after) {
-		put_d(j, "after_detach", f->after_detach);
-		put_u(j, "after_windows", f->after_windows);
+	json_bool(j, f.capped);
+	if (f.inside.known)
+		estimate_json(j, "inside", &f.inside, "edges", "inside_p50_ns",
+			      "outside_p50_ns");
+	if (f.inside.measurable) {
+		json_key(j, "overall");
+		json_begin_object(j);
+		put_d(j, "median", f.overall);
+		put_d(j, "lo", f.overall_lo);
+		put_d(j, "hi", f.overall_hi);
+		json_end_object(j);
 	}
+	if (f.after.known)
+		estimate_json(j, "after_detach", &f.after, "windows", "after_p50_ns",
+			      "before_p50_ns");
 	json_end_object(j);
 }

@@ -70,6 +70,16 @@ def keep(name, dump):
     shutil.copy(dump, os.path.join(d, name + ".bin"))
 
 
+def cost_text(e):
+    """One of tracing_cost's comparisons: "+4.1% (+3.0% to +5.2%)", or
+    "not measurable (+-9.0%: +4.1%, -3.0% to +11.2%)"."""
+    fig = (f"{100 * e.get('median', 0):+.1f}%, {100 * e.get('lo', 0):+.1f}% to "
+           f"{100 * e.get('hi', 0):+.1f}%")
+    if e.get("measurable"):
+        return fig.replace(", ", " (", 1) + ")"
+    return f"not measurable (+-{100 * e.get('spread', -0.01):.1f}%: {fig})"
+
+
 def check_window(name, j):
     """Default settings: a window placed on the steps, holding whole steps,
     its launches joined; and the run's own measure of its cost."""
@@ -85,10 +95,13 @@ def check_window(name, j):
               f"{cost.get('steps_inside', 0)} of {cost.get('steps', 0)}, launches in "
               f"windows {inside}, joined {100 * share:.2f}%")
     if cost.get("measured"):
-        detail += (f"; cost in the run: {100 * cost['inside']:+.1f}% per step inside, "
-                   f"covered {100 * cost['covered']:.1f}%, {100 * cost['overall']:+.2f}% overall")
+        detail += (f"; cost in the run: {cost_text(cost.get('inside') or {})} per step inside, "
+                   f"covered {100 * cost.get('covered', 0):.1f}% of {cost.get('steps', 0)} "
+                   f"{cost.get('steps_from', '')} steps")
+        if "overall" in cost:
+            detail += f", {100 * cost['overall']['median']:+.2f}% overall"
         if "after_detach" in cost:
-            detail += f", after a window {100 * cost['after_detach']:+.1f}%"
+            detail += f", after a window {cost_text(cost['after_detach'])}"
     else:
         detail += f"; cost not measured ({cost.get('why_not', 'no steps')})"
     verdict(f"diag-window-{name}", ok, detail)

@@ -266,23 +266,27 @@ def report_mode(kind, name, ms, dumps):
 
 
 def report_costs(kind, costs):
-    """What the default runs measured of their own windows."""
+    """What the default runs measured of their own windows: the medians
+    of their figures, and how many runs could tell one."""
     got = [c for c in costs if c.get("measured")]
     if not got:
         verdict(f"in-run-cost-{kind}", False, f"no default run measured its cost: {costs[:1]}")
         return
-    inside = statistics.median(c["inside"] for c in got)
-    overall = statistics.median(c["overall"] for c in got)
+    inside = statistics.median(c["inside"]["median"] for c in got)
+    told = sum(1 for c in got if c["inside"].get("measurable"))
+    overall = [c["overall"]["median"] for c in got if "overall" in c]
     covered = statistics.median(c["covered"] for c in got)
-    after = [c["after_detach"] for c in got if "after_detach" in c]
-    detail = (f"{len(got)} runs: {100 * inside:+.1f}% per step inside windows, covering "
-              f"{100 * covered:.1f}% of the steps, {100 * overall:+.2f}% overall (medians)")
+    after = [c["after_detach"]["median"] for c in got if "after_detach" in c]
+    tail = (f"{100 * statistics.median(overall):+.2f}% overall" if overall
+            else "overall not measurable")
+    detail = (f"{len(got)} runs ({told} measurable): {100 * inside:+.1f}% per step inside "
+              f"windows, covering {100 * covered:.1f}% of the steps, {tail} (medians)")
     if after:
         detail += f"; steps after a window against before: {100 * statistics.median(after):+.1f}%"
     verdict(f"in-run-cost-{kind}", True, detail)
     md.append(f"| {kind}-bound loop, default: the runs' own measure | | "
-              f"{100 * inside:+.1f}% per step in windows | {100 * covered:.1f}% of steps, "
-              f"{100 * overall:+.2f}% overall | |")
+              f"{100 * inside:+.1f}% per step in windows ({told} of {len(got)} runs "
+              f"measurable) | {100 * covered:.1f}% of steps, {tail} | |")
 
 
 def bench_torch(kind):
@@ -304,22 +308,25 @@ def bench_torch(kind):
 def cupti_residue():
     """Does CUPTI leave a cost once detached?  One long launch-bound run
     with the scaled default windows (one every 3.9 s): the steps just after
-    each window against those just before it, in the same process, the
-    median over the windows (the run's drift cancels)."""
+    each window against like steps just before it, in the same process,
+    the median of the pairs with its interval over the windows."""
     env = traced("residue", DEFAULT_SCALED)
     t, w = measure(["python3", "test/bench/bench_torch.py", "launch", "--steps", "6000",
                     "--warmup", "30"], env, "ms_per_step", "residue")
     cost, wins = in_run_cost(w[0]) if w else ({}, [])
-    ok = bool(cost.get("measured")) and cost.get("after_windows", 0) >= 3
-    detail = (f"{cost.get('after_windows', 0)} windows: {100 * cost.get('after_detach', 0):+.2f}% "
-              f"per step just after a window against just before it (median over the windows; "
-              f"the first {cost.get('after_p50_ns', 0) / 1e6:.3f} against "
-              f"{cost.get('before_p50_ns', 0) / 1e6:.3f} ms); inside {100 * cost.get('inside', 0):+.1f}%; "
-              f"windows {[x.get('reason') for x in wins]}")
+    after, inside = cost.get("after_detach") or {}, cost.get("inside") or {}
+    ok = bool(cost.get("measured")) and after.get("windows", 0) >= 3
+    detail = (f"{after.get('windows', 0)} windows: {100 * after.get('median', 0):+.2f}% "
+              f"per step just after a window against like steps just before it (90% interval "
+              f"{100 * after.get('lo', 0):+.2f}% to {100 * after.get('hi', 0):+.2f}%, "
+              f"{'measurable' if after.get('measurable') else 'not measurable'}; medians "
+              f"{after.get('after_p50_ns', 0) / 1e6:.3f} against "
+              f"{after.get('before_p50_ns', 0) / 1e6:.3f} ms); inside "
+              f"{100 * inside.get('median', 0):+.1f}%; windows {[x.get('reason') for x in wins]}")
     verdict("cupti-residue", ok, detail)
-    md.append(f"| launch-bound loop, just after CUPTI is detached, median of "
-              f"{cost.get('after_windows', 0)} windows (one run) | | | "
-              f"{100 * cost.get('after_detach', 0):+.2f}% | |")
+    md.append(f"| launch-bound loop, just after CUPTI is detached, {after.get('windows', 0)} "
+              f"windows (one run) | | | {100 * after.get('median', 0):+.2f}% "
+              f"({100 * after.get('lo', 0):+.2f}% to {100 * after.get('hi', 0):+.2f}%) | |")
 
 
 def wait_rss(cmd):

@@ -47,7 +47,7 @@ gaps = ["%.1f" % ((x["off_ns"] - x["end_ns"]) / 1e6) for x in w if x["off_ns"]]
 print("%s detach-%s: %d windows, CUPTI off %s ms after each; late: %s"
       % ("FAIL" if late or not w else "PASS", name, len(w), gaps, late))
 sys.exit(1 if late or not w else 0)' "$name" || fail=1
-	grep -A2 "tracing cost in this run" "$W/$name.txt" | sed "s/^/  /"
+	grep -A8 "tracing cost in this run" "$W/$name.txt" | sed "s/^/  /"
 }
 
 for r in 1 2 3; do
@@ -61,5 +61,5 @@ run attached 3000 GPUTRACE_GPU_STEPS=1500-1600 GPUTRACE_GPU_SWITCH=disable
 for n in d1 d2 d3 long range; do
 	check "$n"
 done
-"$AN" "$W/attached.bin" 2>/dev/null | grep -A2 "tracing cost in this run" | sed "s/^/  attached: /"
+"$AN" "$W/attached.bin" 2>/dev/null | grep -A8 "tracing cost in this run" | sed "s/^/  attached: /"
 exit $fail
