@@ -120,7 +120,7 @@ static int goes_on(const struct diagnosis *d, const struct nvtx_cand *c)
 	for (size_t i = 0; i < c->spans.n; i++)
 		if (c->spans.v[i].t1 > last)
 			last = c->spans.v[i].t1;
-	return d->last_t <= d->first_t ||
+	return d->last_t <= d->first_t || last >= d->last_t ||
 	       LATE_SHARE * (d->last_t - last) <= d->last_t - d->first_t;
 }
 

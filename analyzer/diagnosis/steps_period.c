@@ -659,8 +659,8 @@ int steps_period_pick(struct diagnosis *d, struct step_stats *s)
 	s->source = STEPS_PATTERN;
 	s->alike = s->period == 1;
 	if (s->alike)
-		s->name = xasprintf("launch pattern: one GPU call repeated on thread %u, "
-				    "every call alike (arguments too, where known): the "
+		s->name = xasprintf("launch pattern: one GPU call repeated on thread %u "
+				    "(no other call, no cycle in its arguments): the "
 				    "program's loop cannot be told from its calls, and a step "
 				    "here is a call; an NVTX range or GPUTRACE_STEP marks "
 				    "the loop", best->tid);

@@ -79,6 +79,15 @@ static int numbered(const char *path, char sep, unsigned k, char *out, size_t si
 	return len > 0 && (size_t)len < size ? 0 : -1;
 }
 
+/* An existing character device or FIFO (/dev/null, a pipe): written into
+ * as it is by whichever process, never renamed. */
+static int names_stream(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
 /* A process other than the main one: "-PID" before the extension. */
 static int other_process(char *out, size_t size)
 {
@@ -127,7 +136,8 @@ int gt_output_expand(const char *tmpl, char *out, size_t size)
 	out[n] = 0;
 	if (!n)
 		return -1;
-	if (!per_process && gt_output_main_pid && getpid() != gt_output_main_pid)
+	if (!per_process && gt_output_main_pid && getpid() != gt_output_main_pid &&
+	    !names_stream(out))
 		return other_process(out, size);
 	return 0;
 }
