@@ -7,41 +7,43 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyzer/lib/robust.h"
 #include "analyzer/lib/util.h"
 
 #define ROBUST_SEED 0x6770757472616365ull
 
-/* The k-th smallest of v[0..n), k < n (v reordered: a quickselect, as
- * select_u64 of util.h). */
+/* A double's bits as a key that orders as the double does (not NaN). */
+static uint64_t order_key(double d)
+{
+	uint64_t b;
+
+	memcpy(&b, &d, sizeof(b));
+	return b >> 63 ? ~b : b | 1ull << 63;
+}
+
+static double from_key(uint64_t k)
+{
+	uint64_t b = k >> 63 ? k & ~(1ull << 63) : ~k;
+	double d;
+
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+/* The k-th smallest of v[0..n), k < n; v reordered as select_u64 leaves
+ * its keys (all past k at least v[k]). */
 static double select_d(double *v, size_t n, size_t k)
 {
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, at = (ptrdiff_t)k;
+	uint64_t *key = xmalloc(n * sizeof(*key));
 
-	while (lo < hi) {
-		double pivot = v[lo + (hi - lo) / 2];
-		ptrdiff_t i = lo, j = hi;
-
-		while (i <= j) {        /* Hoare's partition */
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				double t = v[i];
-
-				v[i++] = v[j];
-				v[j--] = t;
-			}
-		}
-		if (at <= j)
-			hi = j;
-		else if (at >= i)
-			lo = i;
-		else
-			break;          /* between them: all equal to the pivot */
-	}
+	for (size_t i = 0; i < n; i++)
+		key[i] = order_key(v[i]);
+	select_u64(key, n, k);
+	for (size_t i = 0; i < n; i++)
+		v[i] = from_key(key[i]);
+	free(key);
 	return v[k];
 }
 
