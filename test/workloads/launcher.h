@@ -10,7 +10,11 @@
 #ifndef GT_TEST_LAUNCHER_H
 #define GT_TEST_LAUNCHER_H
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -86,6 +90,30 @@ static inline void ln_truth(struct launcher *l)
 	printf("truth pid=%d launches=%ld syncs=%ld\n", (int)getpid(),
 	       atomic_load(&l->launches), atomic_load(&l->syncs));
 	fflush(stdout);
+}
+
+/* The descriptor open on a file in dir, or -1; target gets its path. */
+static inline int wl_fd_in(const char *dir, char target[PATH_MAX])
+{
+	char link[64];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int found = -1;
+
+	while (d && found < 0 && (e = readdir(d))) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%.20s", e->d_name);
+		n = readlink(link, target, PATH_MAX - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (!strncmp(target, dir, strlen(dir)) && target[strlen(dir)] == '/')
+			found = atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
 }
 
 #endif /* GT_TEST_LAUNCHER_H */

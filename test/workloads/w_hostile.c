@@ -103,30 +103,6 @@ static int do_fork(const char *how, long m)
 	return ok ? 0 : 1;
 }
 
-/* The descriptor open on a file in dir, or -1; target gets its path. */
-static int fd_in(const char *dir, char target[PATH_MAX])
-{
-	char link[64];
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/fd");
-	int found = -1;
-
-	while (d && found < 0 && (e = readdir(d))) {
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "/proc/self/fd/%.20s", e->d_name);
-		n = readlink(link, target, PATH_MAX - 1);
-		if (n <= 0)
-			continue;
-		target[n] = 0;
-		if (!strncmp(target, dir, strlen(dir)) && target[strlen(dir)] == '/')
-			found = atoi(e->d_name);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 static int do_fd(const char *how, const char *dir, const char *file)
 {
 	static const char data[] = "program data\n";
@@ -134,7 +110,7 @@ static int do_fd(const char *how, const char *dir, const char *file)
 	int dump, fd;
 
 	ln_run(&L, L.stream, 50, 1);
-	dump = fd_in(dir, path);
+	dump = wl_fd_in(dir, path);
 	if (dump < 0) {
 		fprintf(stderr, "no descriptor on a file in %s\n", dir);
 		return WL_EXIT_FAIL;

@@ -248,30 +248,6 @@ static int do_intern(long n)
 	return 0;
 }
 
-/* The descriptor open on a file in dir, or -1; target gets its path. */
-static int fd_in(const char *dir, char target[PATH_MAX])
-{
-	char link[64];
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/fd");
-	int found = -1;
-
-	while (d && found < 0 && (e = readdir(d))) {
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "/proc/self/fd/%.20s", e->d_name);
-		n = readlink(link, target, PATH_MAX - 1);
-		if (n <= 0)
-			continue;
-		target[n] = 0;
-		if (!strncmp(target, dir, strlen(dir)) && target[strlen(dir)] == '/')
-			found = atoi(e->d_name);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 static int do_fifo(const char *dir, long n)
 {
 	char path[PATH_MAX], moved[PATH_MAX];
@@ -279,7 +255,7 @@ static int do_fifo(const char *dir, long n)
 
 	ln_open(&L);
 	ln_run(&L, L.stream, n, 1);
-	if (fd_in(dir, path) < 0) {
+	if (wl_fd_in(dir, path) < 0) {
 		fprintf(stderr, "no descriptor on a file in %s\n", dir);
 		return WL_EXIT_FAIL;
 	}
