@@ -235,6 +235,18 @@ sub run {
 }
 
 # A one-line account of a run, for diag() when something failed.
+# The launcher (build/gputrace) with args, not preloaded itself, the fake
+# driver quick; the dumps it lists on stderr come from dump_lines.
+sub run_launcher {
+	my ($args, %opt) = @_;
+	my %fast = (FAKE_CUDA_SYNC_NS => 1000, FAKE_CUDA_COPY_NS => 1000);
+
+	return run([build_dir() . '/gputrace', @$args], trace => 0,
+		   env => { %fast, %{ $opt{env} || {} } }, %opt);
+}
+
+sub dump_lines { return $_[0]{stderr} =~ /^gputrace: dump (.+)$/mg }
+
 sub describe {
 	my ($r) = @_;
 

@@ -23,15 +23,9 @@ plan skip_all => "not built: $GT (run make test)" unless -x $GT;
 
 my %FAST = (FAKE_CUDA_SYNC_NS => 1000, FAKE_CUDA_COPY_NS => 1000);
 
-# gputrace ARGS in a fresh folder (or opt cwd), no preload of its own.
-sub run_gt {
-	my ($args, %opt) = @_;
+sub run_gt { return GtRun::run_launcher(@_) }
 
-	return GtRun::run([$GT, @$args], trace => 0,
-			  env => { %FAST, %{ $opt{env} || {} } }, %opt);
-}
-
-sub dump_lines { return $_[0]{stderr} =~ /^gputrace: dump (.+)$/mg }
+sub dump_lines { return GtRun::dump_lines(@_) }
 
 sub w { return GtRun::workload($_[0]) }
 
