@@ -51,8 +51,8 @@ static const char usage_text[] =
 	"    --top N       rows per table in the text report (default 20, "
 	"0 = all)\n"
 	"    --wide        cut nothing: whole kernel names, no width limit (else\n"
-	"                  tables fit the terminal; a file or a pipe gets no\n"
-	"                  width limit, kernels under their short names)\n"
+	"                  the report fits the terminal, COLUMNS, or 100 columns\n"
+	"                  in a file or a pipe; kernel names shortened)\n"
 	EXPORT_USAGE
 	"    -h, --help    show this help\n"
 	"    --version     show the version and the dump format it reads\n";
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 	o.ex.top = o.top;
 	if (export_check(&o.ex) < 0)
 		return EXIT_BADINPUT;
-	report_set_width(o.ex.wide ? 0 : report_terminal_width(), o.ex.wide);
+	report_set_width(o.ex.wide ? 0 : report_terminal_width());
 	status = run(&o);
 	if (fflush(stdout) || ferror(stdout)) {
 		error_msg("cannot write the report: %s", strerror(errno));

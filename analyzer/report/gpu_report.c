@@ -193,7 +193,7 @@ static const char *bandwidth(char *buf, const struct row_gpu *g)
 
 static void kernel_table(FILE *out, const struct model *m, size_t top)
 {
-	char buf[7][UNITS_BUF], name[512];
+	char buf[7][UNITS_BUF];
 	const char *cells[7];
 	size_t n, shown;
 	struct row **rows = gpu_rows_by_time(m, ROW_KERNEL, &n);
@@ -201,10 +201,11 @@ static void kernel_table(FILE *out, const struct model *m, size_t top)
 
 	shown = top && top < n ? top : n;
 	table_init(&t, kernel_cols, 7);
+	table_kernel_names(&t);
 	for (size_t i = 0; i < shown; i++) {
 		const struct row_gpu *g = rows[i]->gpu;
 
-		cells[0] = report_kernel_name(rows[i]->name, name, sizeof(name));
+		cells[0] = rows[i]->name;
 		cells[1] = num(buf[1], g->calls);
 		cells[2] = fmt_ns(buf[2], UNITS_BUF, g->total_ns);
 		cells[3] = fmt_ns(buf[3], UNITS_BUF, g->total_ns / g->calls);
@@ -257,26 +258,51 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 	free(rows);
 }
 
+static const struct table_column only_cols[] = {
+	{ "Kernel", 1 }, { "Run by", 1 }, { "GPU runs", 0 }, { "GPU total", 0 },
+};
+
+static int by_only_time(const void *pa, const void *pb)
+{
+	const struct gpu_kernel_only *a = *(const struct gpu_kernel_only *const *)pa;
+	const struct gpu_kernel_only *b = *(const struct gpu_kernel_only *const *)pb;
+
+	if (a->g.total_ns != b->g.total_ns)
+		return a->g.total_ns > b->g.total_ns ? -1 : 1;
+	return strcmp(a->symbol, b->symbol);
+}
+
+/* Most GPU time first. */
 static void only_table(FILE *out, const struct gpu_stats *s)
 {
-	size_t n, pos = 0;
-	struct gpu_kernel_only *k;
-	char a[UNITS_BUF], name[512];
+	size_t n;
+	struct gpu_kernel_only **v;
+	char buf[4][UNITS_BUF];
+	const char *cells[4];
+	struct table t;
 
-	n = s->only.len;
-	if (!n)
+	if (!s->only.len)
 		return;
 	fputs("\nKernels without a launch of their own (run by graphs, or not "
 	      "joined)\n", out);
-	while ((k = hmap_next(&s->only, &pos))) {
+	v = (struct gpu_kernel_only **)hmap_values(&s->only, &n);
+	qsort(v, n, sizeof(*v), by_only_time);
+	table_init(&t, only_cols, ARRAY_SIZE(only_cols));
+	table_kernel_names(&t);
+	for (size_t i = 0; i < n; i++) {
+		const struct gpu_kernel_only *k = v[i];
 		char *dem = demangle(strchr(k->symbol, ' ') + 1);
 
-		fprintf(out, "  %-60s %-9s %8" PRIu64 " %10s\n",
-			report_kernel_name(dem, name, sizeof(name)),
-			k->via_graph ? "graph" : "unjoined", k->g.calls,
-			fmt_ns(a, sizeof(a), k->g.total_ns));
+		cells[0] = dem;
+		cells[1] = k->via_graph ? "graph" : "unjoined";
+		cells[2] = num(buf[2], k->g.calls);
+		cells[3] = fmt_ns(buf[3], UNITS_BUF, k->g.total_ns);
+		table_add(&t, cells);
 		free(dem);
 	}
+	table_print(out, &t, report_width());
+	table_release(&t);
+	free(v);
 }
 
 void gpu_report_text(FILE *out, const struct model *m, size_t top)

@@ -10,8 +10,8 @@
 #include "analyzer/model/model.h"
 
 #define REPORT_WIDTH 100        /* prose wraps here at the most; tables fit
-				   a terminal this wide if its width is
-				   not known */
+				   this width when the terminal's is not
+				   known (a file, a pipe) */
 
 struct report_opts {
 	size_t top;             /* rows per table, 0 = all */
@@ -23,20 +23,18 @@ void report_text(FILE *out, const struct model *m,
 void report_json(FILE *out, const struct model *m);
 
 /*
- * The width of the text report (report_lines.c).  Tables fit in it, names
- * cut with "..." when they must; prose wraps at it, or at REPORT_WIDTH if
- * that is less, and is never cut.  0 sets no limit.  full_names (--wide):
- * kernels under their whole demangled names, not the short form.
+ * The width of the text report (report_lines.c).  Tables fit in it,
+ * kernel names shortened by structure (shortname.h), other names cut
+ * with "..." when they must; prose wraps at it, or at REPORT_WIDTH if
+ * that is less, and is never cut.  0 (--wide) sets no limit: kernels
+ * under their whole demangled names.
  */
-void report_set_width(size_t columns, int full_names);
+void report_set_width(size_t columns);
 /* The width set, SIZE_MAX for no limit. */
 size_t report_width(void);
 /* The width stdout asks for: a terminal's columns (TIOCGWINSZ), else
- * COLUMNS, else REPORT_WIDTH on a terminal; 0 (no limit) for a file or a
- * pipe, which should lose nothing. */
+ * COLUMNS, else REPORT_WIDTH (a file or a pipe). */
 size_t report_terminal_width(void);
-/* A kernel's name for a table: short (demangle.h) into buf, or full. */
-const char *report_kernel_name(const char *full, char *buf, size_t size);
 
 /* One line, made printable and wrapped at word boundaries, each further
  * line indented 4 more than the first. */

@@ -10,7 +10,6 @@
 
 #include "analyzer/passes/callsite.h"
 #include "analyzer/passes/cost.h"
-#include "analyzer/lib/demangle.h"
 #include "analyzer/diagnosis/diagnosis.h"
 #include "analyzer/passes/env.h"
 #include "analyzer/passes/gpu.h"
@@ -33,6 +32,7 @@ struct section {
 	size_t ncols;
 	fill_fn fill;
 	int always;             /* shown even when it has no rows */
+	int names;              /* the first column holds kernel names */
 };
 
 static const char *count(char *buf, uint64_t v)
@@ -49,9 +49,7 @@ static const char *mean(char *buf, const struct row *r)
 static void launch_cells(const struct row *r, char (*buf)[UNITS_BUF],
 			 const char **cells)
 {
-	static char name[512];          /* the table copies its cells */
-
-	cells[0] = report_kernel_name(r->name, name, sizeof(name));
+	cells[0] = r->name;
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
 	cells[3] = mean(buf[3], r);
@@ -156,19 +154,19 @@ static const struct table_column wait_cols[] = {
 
 static const struct section sections[] = {
 	{ "Kernels (host time per launch)", ROW_KERNEL, kernel_cols,
-	  ARRAY_SIZE(kernel_cols), launch_cells, 1 },
+	  ARRAY_SIZE(kernel_cols), launch_cells, 1, 1 },
 	{ "Graph launches (host time per launch)", ROW_GRAPH, graph_cols,
-	  ARRAY_SIZE(graph_cols), launch_cells, 0 },
+	  ARRAY_SIZE(graph_cols), launch_cells, 0, 0 },
 	{ "Copies (host time in the call)", ROW_COPY, copy_cols,
-	  ARRAY_SIZE(copy_cols), copy_cells, 1 },
+	  ARRAY_SIZE(copy_cols), copy_cells, 1, 0 },
 	{ "Copy classes (direction x host memory x mode)", ROW_COPYCLASS,
-	  class_cols, ARRAY_SIZE(class_cols), class_cells, 0 },
+	  class_cols, ARRAY_SIZE(class_cols), class_cells, 0, 0 },
 	{ "Pinned host memory (allocations, registrations, frees)", ROW_HOSTMEM,
-	  hostmem_cols, ARRAY_SIZE(hostmem_cols), hostmem_cells, 0 },
+	  hostmem_cols, ARRAY_SIZE(hostmem_cols), hostmem_cells, 0, 0 },
 	{ "Memsets (host time in the call)", ROW_SET, set_cols,
-	  ARRAY_SIZE(set_cols), set_cells, 0 },
+	  ARRAY_SIZE(set_cols), set_cells, 0, 0 },
 	{ "Waits (host time blocked or polling)", ROW_SYNC, wait_cols,
-	  ARRAY_SIZE(wait_cols), wait_cells, 1 },
+	  ARRAY_SIZE(wait_cols), wait_cells, 1, 0 },
 };
 
 static void fill_table(struct table *t, const struct section *s,
@@ -179,6 +177,8 @@ static void fill_table(struct table *t, const struct section *s,
 	size_t i;
 
 	table_init(t, s->cols, s->ncols);
+	if (s->names)
+		table_kernel_names(t);
 	for (i = 0; i < n; i++) {
 		s->fill(rows[i], buf, cells);
 		table_add(t, cells);
