@@ -302,7 +302,10 @@ struct env_facts {
 	uint64_t children_max;
 	int saturated;                  /* CPU use near what it may use */
 	int sm_count;                   /* of the main device, 0 unknown */
-	uint64_t gpu_mem, self_mem;     /* bytes, 0 unknown */
+	uint64_t gpu_mem, self_mem;     /* bytes, 0 unknown: the device's
+					   total (env_gpu_memory), this
+					   process's most (NVML) */
+	const char *gpu_mem_source;     /* "CUDA's total"... */
 	double throttle_share;          /* samples held down by heat, hardware */
 	double power_cap_share;         /* samples at the power limit */
 	unsigned throttle_bits;

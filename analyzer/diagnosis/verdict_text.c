@@ -167,8 +167,9 @@ static void batch_texts(struct ctx *c)
 		   "does little work besides updating the weights",
 		   100 * verdict_opt_share(d));
 	if (e->gpu_mem && e->self_mem)
-		EV("GPU memory used %s of %s", fmt_bytes(m1, sizeof(m1), e->self_mem),
-		   fmt_bytes(m2, sizeof(m2), e->gpu_mem));
+		EV("GPU memory this process used at most %s (NVML's samples) of %s "
+		   "(%s)", fmt_bytes(m1, sizeof(m1), e->self_mem),
+		   fmt_bytes(m2, sizeof(m2), e->gpu_mem), e->gpu_mem_source);
 	ADV("raise the batch size until GPU memory is 80-90%% used; if the batch "
 	    "must stay small, keep the effective batch with gradient accumulation "
 	    "and cut launch overhead with CUDA graphs");

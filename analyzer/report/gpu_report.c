@@ -99,7 +99,9 @@ static void spans(FILE *out, const struct model *m, const struct gpu_stats *s)
 		    "are from these spans only", list, s->windows > n ? ", ..." : "");
 }
 
-/* GPU busy (export_facts.h), said what it is; GPU active beside it. */
+/* The three figures of GPU use, each under one name with what it
+ * measures over which time: GPU busy (export_facts.h), GPU active, and
+ * nvidia-smi's utilization as NVML sampled it. */
 static void busy_lines(FILE *out, const struct model *m, const struct gpu_stats *s)
 {
 	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF];
@@ -110,12 +112,14 @@ static void busy_lines(FILE *out, const struct model *m, const struct gpu_stats 
 		report_line(out, "  GPU busy %s of %s: " FACTS_BUSY_MEANS,
 			    fmt_share(a, sizeof(a), busy, span),
 			    fmt_ns(b, sizeof(b), span));
-	report_line(out, "  GPU active %s of the window time (%s): a kernel, copy "
-		    "or memset running", fmt_share(a, sizeof(a), active, s->window_ns),
-		    fmt_ns(c, sizeof(c), active));
+	report_line(out, "  GPU active %s of %s (%s): any kernel, copy or memset "
+		    "running, over every GPU-timed window (warm-up and pauses "
+		    "included)", fmt_share(a, sizeof(a), active, s->window_ns),
+		    fmt_ns(b, sizeof(b), s->window_ns), fmt_ns(c, sizeof(c), active));
 	if (env_smi_util_mean(m, &smi))
-		report_line(out, "  nvidia-smi said %.0f%% (its own sampling, over the "
-			    "run)", smi);
+		report_line(out, "  nvidia-smi utilization %.0f%%: NVML's share of "
+			    "time with a kernel running, sampled over the whole run "
+			    "(Machine state)", smi);
 }
 
 static void summary(FILE *out, const struct model *m, const struct gpu_stats *s)
@@ -183,14 +187,6 @@ static const char *num(char *buf, uint64_t v)
 	return buf;
 }
 
-static const char *bandwidth(char *buf, const struct row_gpu *g)
-{
-	if (!g->total_ns)
-		return "-";
-	snprintf(buf, UNITS_BUF, "%.2f GB/s", (double)g->bytes / (double)g->total_ns);
-	return buf;
-}
-
 static void kernel_table(FILE *out, const struct model *m, size_t top)
 {
 	char buf[7][UNITS_BUF];
@@ -233,11 +229,14 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 	size_t n, shown;
 	struct row **rows = gpu_rows_by_time(m, ROW_COPY, &n);
 	struct table t;
+	unsigned seen = 0;
 
 	shown = top && top < n ? top : n;
 	table_init(&t, copy_cols, 7);
 	for (size_t i = 0; i < shown; i++) {
 		const struct row_gpu *g = rows[i]->gpu;
+		enum bw_state st;
+		double v;
 
 		cells[0] = rows[i]->name;
 		cells[1] = direction_name(rows[i]->direction);
@@ -245,7 +244,9 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 		cells[3] = num(buf[3], g->calls);
 		cells[4] = fmt_bytes(buf[4], UNITS_BUF, g->bytes);
 		cells[5] = fmt_ns(buf[5], UNITS_BUF, g->total_ns);
-		cells[6] = bandwidth(buf[6], g);
+		st = report_bandwidth(m, rows[i]->direction, g->bytes, g->total_ns, &v);
+		seen |= st != BW_OK ? 1u << st : 0;
+		cells[6] = report_bandwidth_cell(buf[6], UNITS_BUF, st, v);
 		table_add(&t, cells);
 	}
 	if (n) {
@@ -253,6 +254,7 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 		table_print(out, &t, report_width());
 		if (shown < n)
 			fprintf(out, "  ... %zu more\n", n - shown);
+		report_bandwidth_notes(out, m, seen);
 	}
 	table_release(&t);
 	free(rows);

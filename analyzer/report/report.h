@@ -36,6 +36,36 @@ size_t report_width(void);
  * COLUMNS, else REPORT_WIDTH (a file or a pipe). */
 size_t report_terminal_width(void);
 
+/* ---- copy bandwidth (bandwidth.c) ---------------------------------------- */
+
+/* The PCIe link of the GPU the program used, at its top rate: its
+ * generation's most (the link slows down when idle) at its width. */
+struct report_link {
+	double gbps;                /* per direction */
+	char name[32];              /* "PCIe gen5 x16" */
+};
+/* 1 and *l when the dump records the link, else 0. */
+int report_link(const struct model *m, struct report_link *l);
+
+enum bw_state {
+	BW_OK,
+	BW_NO_GPU,                  /* no GPU time: not known */
+	BW_ABOVE_LINK,              /* above what the link carries: doubtful */
+};
+/* Bytes over GPU time (GB/s) for a copy in direction (GT_DIR_*). */
+enum bw_state report_bandwidth(const struct model *m, uint8_t direction,
+			       uint64_t bytes, uint64_t gpu_ns, double *gbps);
+/* "14.27 GB/s", "2.35 MB/s", or "-" unless BW_OK. */
+const char *report_bandwidth_cell(char *buf, size_t size, enum bw_state st,
+				  double gbps);
+/* Under a table: what its "-" mean, for each state set in seen (bits of
+ * 1 << BW_*). */
+void report_bandwidth_notes(FILE *out, const struct model *m, unsigned seen);
+/* The GPU records of a copy class's copies (ROW_COPY rows of its
+ * direction, host memory and mode): 1 and their bytes and time, or 0. */
+int report_class_gpu(const struct model *m, const struct row *cls,
+		     uint64_t *bytes, uint64_t *ns);
+
 /* One line, made printable and wrapped at word boundaries, each further
  * line indented 4 more than the first. */
 void report_line(FILE *out, const char *fmt, ...)

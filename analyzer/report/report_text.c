@@ -21,9 +21,15 @@
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/util.h"
 
+/* What a table's rows are filled with, and what its cells left out. */
+struct fill_ctx {
+	const struct model *m;
+	unsigned seen;              /* bandwidths not shown: 1 << BW_* */
+};
+
 /* Fills cells[] for one row; numbers go into buf. */
-typedef void (*fill_fn)(const struct row *r, char (*buf)[UNITS_BUF],
-			const char **cells);
+typedef void (*fill_fn)(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells);
 
 struct section {
 	const char *title;
@@ -46,9 +52,10 @@ static const char *mean(char *buf, const struct row *r)
 	return fmt_ns(buf, UNITS_BUF, r->calls ? r->total_ns / r->calls : 0);
 }
 
-static void launch_cells(const struct row *r, char (*buf)[UNITS_BUF],
-			 const char **cells)
+static void launch_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
+	(void)x;
 	cells[0] = r->name;
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
@@ -57,9 +64,10 @@ static void launch_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[5] = fmt_ns(buf[5], UNITS_BUF, hist_quantile(&r->hist, 0.99));
 }
 
-static void copy_cells(const struct row *r, char (*buf)[UNITS_BUF],
-		       const char **cells)
+static void copy_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
+	(void)x;
 	cells[0] = r->name;
 	cells[1] = direction_name(r->direction);
 	cells[2] = memory_name(r->memory);
@@ -70,17 +78,21 @@ static void copy_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[7] = mean(buf[7], r);
 }
 
-/* Effective bandwidth: bytes over the host time the calls took. */
-static const char *gbps(char *buf, const struct row *r)
+/* Bandwidth: the class's bytes over its GPU time (bandwidth.c). */
+static const char *gbps(struct fill_ctx *x, char *buf, const struct row *r)
 {
-	if (!r->total_ns)
-		return "-";
-	snprintf(buf, UNITS_BUF, "%.2f GB/s", (double)r->bytes / (double)r->total_ns);
-	return buf;
+	uint64_t bytes, ns;
+	double v;
+	enum bw_state st;
+
+	report_class_gpu(x->m, r, &bytes, &ns);
+	st = report_bandwidth(x->m, r->direction, bytes, ns, &v);
+	x->seen |= st != BW_OK ? 1u << st : 0;
+	return report_bandwidth_cell(buf, UNITS_BUF, st, v);
 }
 
-static void class_cells(const struct row *r, char (*buf)[UNITS_BUF],
-			const char **cells)
+static void class_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
 	cells[0] = direction_name(r->direction);
 	cells[1] = memory_name(r->memory);
@@ -88,12 +100,13 @@ static void class_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[3] = count(buf[3], r->calls);
 	cells[4] = fmt_bytes(buf[4], UNITS_BUF, r->bytes);
 	cells[5] = fmt_ns(buf[5], UNITS_BUF, r->total_ns);
-	cells[6] = gbps(buf[6], r);
+	cells[6] = gbps(x, buf[6], r);
 }
 
-static void hostmem_cells(const struct row *r, char (*buf)[UNITS_BUF],
-			  const char **cells)
+static void hostmem_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
+	(void)x;
 	cells[0] = r->name;
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_bytes(buf[2], UNITS_BUF, r->bytes);
@@ -101,9 +114,10 @@ static void hostmem_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[4] = mean(buf[4], r);
 }
 
-static void set_cells(const struct row *r, char (*buf)[UNITS_BUF],
-		      const char **cells)
+static void set_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
+	(void)x;
 	cells[0] = r->name;
 	cells[1] = r->async ? "async" : "sync";
 	cells[2] = count(buf[2], r->calls);
@@ -112,9 +126,10 @@ static void set_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[5] = mean(buf[5], r);
 }
 
-static void wait_cells(const struct row *r, char (*buf)[UNITS_BUF],
-		       const char **cells)
+static void wait_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
+	(void)x;
 	cells[0] = r->name;
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
@@ -137,7 +152,7 @@ static const struct table_column copy_cols[] = {
 };
 static const struct table_column class_cols[] = {
 	{ "Dir", 1 }, { "Memory", 1 }, { "Mode", 1 }, { "Calls", 0 },
-	{ "Bytes", 0 }, { "Host time", 0 }, { "Effective", 0 },
+	{ "Bytes", 0 }, { "Host time", 0 }, { "GPU bandwidth", 0 },
 };
 static const struct table_column hostmem_cols[] = {
 	{ "API", 1 }, { "Calls", 0 }, { "Bytes", 0 }, { "Host time", 0 },
@@ -170,7 +185,7 @@ static const struct section sections[] = {
 };
 
 static void fill_table(struct table *t, const struct section *s,
-		       struct row **rows, size_t n)
+		       struct row **rows, size_t n, struct fill_ctx *x)
 {
 	char buf[TABLE_MAX_COLS][UNITS_BUF];
 	const char *cells[TABLE_MAX_COLS];
@@ -180,7 +195,7 @@ static void fill_table(struct table *t, const struct section *s,
 	if (s->names)
 		table_kernel_names(t);
 	for (i = 0; i < n; i++) {
-		s->fill(rows[i], buf, cells);
+		s->fill(x, rows[i], buf, cells);
 		table_add(t, cells);
 	}
 }
@@ -191,17 +206,19 @@ static void print_section(FILE *out, const struct model *m,
 	size_t n, shown;
 	struct row **rows = model_rows(m, s->kind, &n);
 	struct table t;
+	struct fill_ctx x = { m, 0 };
 
 	if (n || s->always) {
 		fprintf(out, "\n%s\n", s->title);
 		shown = top && top < n ? top : n;
-		fill_table(&t, s, rows, shown);
+		fill_table(&t, s, rows, shown, &x);
 		if (n)
 			table_print(out, &t, report_width());
 		else
 			fputs("  (none)\n", out);
 		if (shown < n)
 			fprintf(out, "  ... %zu more\n", n - shown);
+		report_bandwidth_notes(out, m, x.seen);
 		table_release(&t);
 	}
 	free(rows);
