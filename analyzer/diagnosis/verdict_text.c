@@ -426,6 +426,31 @@ static void healthy_texts(struct ctx *c)
 	ADV("utilization is not the goal: judge by end-to-end throughput");
 }
 
+int verdict_has_gain(const struct verdict *v)
+{
+	return v->replayed || v->gain_hi >= 0.005;
+}
+
+const char *verdict_gain_text(const struct verdict *v, int short_form,
+			      char *buf, size_t size)
+{
+	const char *what = v->per_sample ? "time per sample" : "step time";
+	char batch[64] = "";
+
+	if (v->per_sample)
+		snprintf(batch, sizeof(batch), v->batch >= 2 ? " with a batch %.0fx "
+			 "larger" : " with a larger batch", v->batch);
+	if (v->replayed && short_form)
+		snprintf(buf, size, "%s -%.0f%%%s", what, 100 * v->gain, batch);
+	else if (v->replayed)
+		snprintf(buf, size, "replayed: %s -%.0f%% (-%.0f%% to -%.0f%%)%s", what,
+			 100 * v->gain, 100 * v->gain_lo, 100 * v->gain_hi, batch);
+	else
+		snprintf(buf, size, "%s%s -%.0f%% to -%.0f%%%s", short_form ? "" :
+			 "estimated: ", what, 100 * v->gain_lo, 100 * v->gain_hi, batch);
+	return buf;
+}
+
 void verdict_texts(const struct model *m, const struct diagnosis *d,
 		   struct verdict *v)
 {
