@@ -249,9 +249,12 @@ void diff_text(FILE *out, const char *pa, const char *pb,
 	size_t n = measures(me, a, b);
 	struct diff_table t;
 
-	fprintf(out, "gputrace diff\n  before: %s (%s)\n  after:  %s (%s)\n\n",
-		dump_name(pa), *a->command ? a->command : a->exe, dump_name(pb),
-		*b->command ? b->command : b->exe);
+	fputs("gputrace diff\n", out);
+	report_line(out, "  before: %s (%s)", dump_name(pa),
+		    *a->command ? a->command : a->exe);
+	report_line(out, "  after:  %s (%s)", dump_name(pb),
+		    *b->command ? b->command : b->exe);
+	fputc('\n', out);
 	measures_text(out, me, n);
 	causes_text(out, a, b);
 	fprintf(out, "\nVerdicts\n");

@@ -47,7 +47,7 @@ static void versions(FILE *out, const struct model *m, const struct env_stats *s
 	cuda_version(rt, sizeof(rt), numv(&h[GT_ENV_RUNTIME_VERSION], 0));
 	snprintf(cupti, sizeof(cupti), "%lld",
 		 (long long)numv(&h[GT_ENV_CUPTI_VERSION], 0));
-	fprintf(out, "  driver %s (CUDA %s), runtime %s, CUPTI %s%s%s%s, NVML %s\n",
+	report_line(out, "  driver %s (CUDA %s), runtime %s, CUPTI %s%s%s%s, NVML %s",
 		rel->have && rel->text ? rel->text : "?", drv,
 		numv(&h[GT_ENV_RUNTIME_VERSION], 0) > 0 ? rt : "not seen",
 		env_cupti(m), numv(&h[GT_ENV_CUPTI_VERSION], 0) > 0 ? " (API " : "",
@@ -110,13 +110,13 @@ static void cpu_line(FILE *out, const struct env_stats *s)
 	const struct env_fact *h = s->host;
 	const struct env_fact *aff = &h[GT_ENV_CPU_AFFINITY];
 	int64_t quota;
+	char q[64] = "";
 
-	fprintf(out, "  CPU: %lld cores, this process may use %lld (%s)",
-		(long long)numv(&h[GT_ENV_CPU_CORES], 0),
-		(long long)numv(aff, 0), aff->text ? aff->text : "?");
 	if (env_fact_num(&h[GT_ENV_CPU_QUOTA], &quota))
-		fprintf(out, ", cgroup quota %.1f CPUs", (double)quota / 1000);
-	fputc('\n', out);
+		snprintf(q, sizeof(q), ", cgroup quota %.1f CPUs", (double)quota / 1000);
+	report_line(out, "  CPU: %lld cores, this process may use %lld (%s)%s",
+		    (long long)numv(&h[GT_ENV_CPU_CORES], 0),
+		    (long long)numv(aff, 0), aff->text ? aff->text : "?", q);
 }
 
 /* "settings: A=1, B=2", wrapped, long ones cut (the JSON has them
@@ -218,16 +218,17 @@ static void gpu_state(FILE *out, const struct env_stats *s, uint32_t i)
 
 static void cpu_state(FILE *out, const struct env_stats *s)
 {
+	char line[256] = "", *at = line, *end = line + sizeof(line);
 	double v;
 
-	fprintf(out, "  CPU:");
 	if (env_cpu_cores(s, GT_SAMPLE_CPU_USER, GT_SAMPLE_CPU_SYS, &v))
-		fprintf(out, " this process %.2f cores", v);
-	if (env_cpu_cores(s, GT_SAMPLE_CHILD_USER, GT_SAMPLE_CHILD_SYS, &v))
-		fprintf(out, ", its child processes %.2f cores", v);
-	if (s->children_known)
-		fprintf(out, " (%" PRIu64 " alive at most)", s->children_max);
-	fputc('\n', out);
+		at += snprintf(at, (size_t)(end - at), " this process %.2f cores", v);
+	if (env_cpu_cores(s, GT_SAMPLE_CHILD_USER, GT_SAMPLE_CHILD_SYS, &v) && at < end)
+		at += snprintf(at, (size_t)(end - at), ", its child processes %.2f cores", v);
+	if (s->children_known && at < end)
+		snprintf(at, (size_t)(end - at), " (%" PRIu64 " alive at most)",
+			 s->children_max);
+	report_line(out, "  CPU:%s", line);
 	if (env_host_share(s, GT_SAMPLE_HOST_IOWAIT, &v))
 		fprintf(out, "    machine: iowait %.1f%%", 100 * v);
 	if (env_host_share(s, GT_SAMPLE_HOST_IDLE, &v))

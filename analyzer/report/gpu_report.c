@@ -52,8 +52,8 @@ static void why_not(FILE *out, const struct gpu_stats *s)
 {
 	switch (s->state.state) {
 	case GT_CUPTI_TAKEN:
-		fprintf(out, "  CUPTI was held by another tool (%s): host timing "
-			"only\n", s->holder ? s->holder : "not named");
+		report_line(out, "  CUPTI was held by another tool (%s): host timing "
+			    "only", s->holder ? s->holder : "not named");
 		break;
 	case GT_CUPTI_MISSING:
 		fputs("  no libcupti could be loaded: host timing only\n", out);
@@ -64,12 +64,12 @@ static void why_not(FILE *out, const struct gpu_stats *s)
 		break;
 	case GT_CUPTI_WAITING:
 		if (s->no_window)
-			fprintf(out, "  no GPU window opened: %s\n", s->no_window);
+			report_line(out, "  no GPU window opened: %s", s->no_window);
 		else
-			fprintf(out, "  no GPU window opened: the run ended before the "
-				"first (%.1f s after the first GPU work,\n  "
-				"GPUTRACE_GPU_WARMUP_MS); GPUTRACE_GPU=all times every "
-				"kernel of a short run\n", s->state.warmup_ms / 1e3);
+			report_line(out, "  no GPU window opened: the run ended before the "
+				    "first (%.1f s after the first GPU work, "
+				    "GPUTRACE_GPU_WARMUP_MS); GPUTRACE_GPU=all times every "
+				    "kernel of a short run", s->state.warmup_ms / 1e3);
 		break;
 	default:
 		fputs("  off (GPUTRACE_GPU=off or GPUTRACE_CUPTI=0): host "
