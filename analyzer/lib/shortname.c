@@ -14,18 +14,22 @@
  *   4. the kernel's own namespaces
  *   5. lambdas, entirely ("Impl::...")
  * A name gets the first form that fits.  When none does, its last form
- * keeps its head, the words that tell it from the names of the column
- * that start alike, and its tail, with "..." for what is left out (flat
- * names like sm80_xmma_gemm_..._nn_..._kernel are served the same way).
- * Rows that still read alike get more of themselves: a more detailed form
- * that fits, or the words of their fullest forms that tell them apart;
- * a " #n" at the end as a last resort.
+ * keeps its head, the words that tell it from its neighbours in the
+ * column's order that start alike, and its tail, with "..." for what is
+ * left out (flat names like sm80_xmma_gemm_..._nn_..._kernel are served
+ * the same way).  Rows that still read alike get more of themselves: a
+ * form that fits and tells them all apart, else, form by form, the words
+ * each has beyond what the group has in common (a common subsequence of
+ * their words); a " #n" at the end as a last resort.  The word alignments
+ * of a column are bounded (LCS_BUDGET, LCS_ROW a row): beyond, names are
+ * cut and numbered rather than aligned.
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/lib/hmap.h"
 #include "analyzer/lib/shortname.h"
 #include "analyzer/lib/util.h"
 
@@ -33,6 +37,9 @@
 #define MAX_PARTS 128           /* parts of one qualified name or list */
 #define SIMILAR 8               /* names starting alike: this many chars */
 #define LCS_CELLS (1u << 22)    /* the largest word alignment done */
+#define LCS_BUDGET (1u << 26)   /* word alignments' cells in one column, */
+#define LCS_ROW (1u << 14)      /* or this many a row if more */
+#define NEIGHBOURS 8            /* rows compared with, on each side */
 #define ROUNDS 3                /* rounds of telling names apart */
 
 struct sbuf {
@@ -357,13 +364,14 @@ static int same_word(const struct words *a, size_t i, const struct words *b,
 /* Mark in d[] the words of a that a longest common subsequence of words
  * with b leaves out: they tell a from b. */
 static void diff_words(const struct words *a, const struct words *b,
-		       unsigned char *d)
+		       unsigned char *d, size_t *budget)
 {
 	size_t na = a->n, nb = b->n, i, j;
 	unsigned short *t;
 
-	if ((na + 1) * (nb + 1) > LCS_CELLS)
-		return;
+	if ((na + 1) * (nb + 1) > LCS_CELLS || (na + 1) * (nb + 1) > *budget)
+		return;                 /* too long, or the column's work done */
+	*budget -= (na + 1) * (nb + 1);
 	t = xcalloc((na + 1) * (nb + 1), sizeof(*t));
 	for (i = na; i-- > 0;)
 		for (j = nb; j-- > 0;) {
@@ -525,8 +533,8 @@ static void keep_cover(struct fitting *f)
 #define TAIL_MIN 6
 
 /* Keep, in this order as long as they fit: head characters of the head,
- * words telling s from the others, TAIL_MIN of the tail, more of the
- * head, the other words telling them apart, more of the tail.  Returns
+ * words telling s from the others, TAIL_MIN of the tail, the other words
+ * telling them apart, more of the head, more of the tail.  Returns
  * from how many others s is told. */
 static size_t choose(struct fitting *f, size_t head)
 {
@@ -538,11 +546,11 @@ static size_t choose(struct fitting *f, size_t head)
 		keep_run(f, 1, head, 0);
 	keep_cover(f);
 	keep_run(f, -1, TAIL_MIN, 1);
-	keep_run(f, 1, SIZE_MAX, 0);
 	for (size_t i = 0; i < f->w.n; i++)
 		for (size_t k = 0; k < f->n; k++)
 			if (f->d[k][i] && try_keep(f, i))
 				break;
+	keep_run(f, 1, SIZE_MAX, 0);
 	keep_run(f, -1, SIZE_MAX, 0);
 	for (size_t k = 0; k < f->n; k++)
 		told += f->covered[k];
@@ -556,7 +564,7 @@ static size_t choose(struct fitting *f, size_t head)
  * reads "...".
  */
 static char *fit(const char *s, const char *const *others, size_t n,
-		 size_t width)
+		 size_t width, size_t *budget)
 {
 	struct fitting f = { .n = n, .width = width };
 	struct sbuf b = { 0 };
@@ -573,7 +581,7 @@ static char *fit(const char *s, const char *const *others, size_t n,
 
 		f.d[k] = xcalloc(f.w.n + 1, 1);
 		words_of(others[k], &o);
-		diff_words(&f.w, &o, f.d[k]);
+		diff_words(&f.w, &o, f.d[k], budget);
 		words_release(&o);
 	}
 	if (choose(&f, HEAD_MIN) < choose(&f, 0))
@@ -605,6 +613,52 @@ struct entry {
 	char *shown;
 };
 
+/* How many rows show each string: an item per string ever shown, its
+ * count falling to 0 when none does any longer. */
+struct tally_item {
+	size_t count;
+	char key[];
+};
+
+struct column {
+	struct entry *e;
+	size_t n, width;
+	size_t *by_last;            /* rows sorted by their last form */
+	size_t *rank;               /* each row's place in by_last */
+	struct hmap shown;          /* string -> struct tally_item */
+	size_t budget;              /* LCS cells left */
+};
+
+static size_t tally_get(const struct hmap *t, const char *s)
+{
+	const struct tally_item *it = hmap_get_str(t, s);
+
+	return it ? it->count : 0;
+}
+
+static void tally_add(struct hmap *t, const char *s, int delta)
+{
+	struct tally_item *it = hmap_get_str(t, s);
+
+	if (!it) {
+		it = xmalloc(sizeof(*it) + strlen(s) + 1);
+		it->count = 0;
+		strcpy(it->key, s);
+		hmap_put_str(t, it->key, it);
+	}
+	it->count += (size_t)(ptrdiff_t)delta;
+}
+
+/* Row i now shows s (taken over). */
+static void show(struct column *c, size_t i, char *s)
+{
+	if (c->e[i].shown)
+		tally_add(&c->shown, c->e[i].shown, -1);
+	free(c->e[i].shown);
+	c->e[i].shown = s;
+	tally_add(&c->shown, s, 1);
+}
+
 static void forms_of(struct entry *e, const char *full)
 {
 	for (size_t f = 0; f < ARRAY_SIZE(forms); f++)
@@ -616,188 +670,273 @@ static void forms_of(struct entry *e, const char *full)
 #define LAST_FORM (ARRAY_SIZE(forms) - 1)
 #define FULLEST (NFORMS - 1)
 
-/* Row i's shown name when no form fits: its last form, fitted against the
- * rows whose last forms start alike. */
-static char *fit_alone(const struct entry *e, size_t n, size_t i, size_t width)
-{
-	const char **others = xcalloc(n + 1, sizeof(*others));
-	const char *s = e[i].form[LAST_FORM];
-	size_t k = 0;
-	char *r;
+static const struct entry *sort_base;
 
-	for (size_t j = 0; j < n; j++)
-		if (j != i && !strncmp(s, e[j].form[LAST_FORM], SIMILAR) &&
-		    strcmp(s, e[j].form[LAST_FORM]))
-			others[k++] = e[j].form[LAST_FORM];
-	r = fit(s, others, k, width);
-	free(others);
-	return r;
+static int by_last_form(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int r = strcmp(sort_base[x].form[LAST_FORM], sort_base[y].form[LAST_FORM]);
+
+	return r ? r : (x > y) - (x < y);
 }
 
-static int shown_by_other(const struct entry *e, size_t n, const size_t *g,
-			  size_t ng, const char *s)
+/* Row i's shown name when no form fits: its last form, fitted against
+ * the rows next to it in the order of last forms (the most alike) that
+ * start alike. */
+static char *fit_alone(struct column *c, size_t i)
 {
-	for (size_t j = 0, k = 0; j < n; j++) {
-		if (k < ng && g[k] == j) {
-			k++;
-			continue;
+	const char *others[2 * NEIGHBOURS], *s = c->e[i].form[LAST_FORM];
+	size_t k = 0, at = c->rank[i];
+
+	for (size_t d = 1; d <= NEIGHBOURS; d++)
+		for (int side = -1; side <= 1; side += 2) {
+			size_t j;
+			const char *o;
+
+			if ((side < 0 && at < d) || (side > 0 && at + d >= c->n))
+				continue;
+			j = c->by_last[side < 0 ? at - d : at + d];
+			o = c->e[j].form[LAST_FORM];
+			if (!strncmp(s, o, SIMILAR) && strcmp(s, o))
+				others[k++] = o;
 		}
-		if (!strcmp(e[j].shown, s))
-			return 1;
-	}
-	return 0;
+	return fit(s, others, k, c->width, &c->budget);
+}
+
+/* Whether a row outside a group of ng rows that showed was (what made
+ * them a group) shows s. */
+static int shown_by_other(const struct column *c, const char *was, size_t ng,
+			  const char *s)
+{
+	return tally_get(&c->shown, s) > (strcmp(was, s) ? 0 : ng);
+}
+
+static const char *const *dup_base;
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(dup_base[*(const size_t *)a], dup_base[*(const size_t *)b]);
+}
+
+/* Which of v[0..n-1] equal another: a new array of flags. */
+static unsigned char *duplicates(const char *const *v, size_t n)
+{
+	size_t *o = xmalloc((n + 1) * sizeof(*o));
+	unsigned char *dup = xcalloc(n + 1, 1);
+
+	for (size_t i = 0; i < n; i++)
+		o[i] = i;
+	dup_base = v;
+	qsort(o, n, sizeof(*o), by_string);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(v[o[i]], v[o[i - 1]]))
+			dup[o[i]] = dup[o[i - 1]] = 1;
+	free(o);
+	return dup;
 }
 
 /* Form f of every row of group g fits, and tells them apart from each
  * other and from the other rows: 1, and they take it. */
-static int take_form(struct entry *e, size_t n, const size_t *g, size_t ng,
-		     size_t f, size_t width)
+static int take_form(struct column *c, const size_t *g, size_t ng,
+		     const char *was, size_t f)
 {
-	for (size_t a = 0; a < ng; a++) {
-		if (strlen(e[g[a]].form[f]) > width ||
-		    shown_by_other(e, n, g, ng, e[g[a]].form[f]))
-			return 0;
-		for (size_t b = 0; b < a; b++)
-			if (!strcmp(e[g[a]].form[f], e[g[b]].form[f]))
-				return 0;
-	}
-	for (size_t a = 0; a < ng; a++) {
-		free(e[g[a]].shown);
-		e[g[a]].shown = xstrdup(e[g[a]].form[f]);
-	}
-	return 1;
-}
-
-/* Form f of each row of group g fitted to width against the others' form
- * f: 1 when that tells them apart (and from the other rows), and they
- * take it. */
-static int take_fit(struct entry *e, size_t n, const size_t *g, size_t ng,
-		    size_t f, size_t width)
-{
-	const char **others = xcalloc(ng + 1, sizeof(*others));
-	char **fits = xcalloc(ng + 1, sizeof(*fits));
+	const char **v = xcalloc(ng + 1, sizeof(*v));
+	unsigned char *dup;
 	int ok = 1;
 
-	for (size_t a = 0; a < ng; a++) {
-		size_t k = 0;
-
-		for (size_t b = 0; b < ng; b++)
-			if (b != a && strcmp(e[g[a]].form[f], e[g[b]].form[f]))
-				others[k++] = e[g[b]].form[f];
-		fits[a] = fit(e[g[a]].form[f], others, k, width);
-		ok = ok && !shown_by_other(e, n, g, ng, fits[a]);
-		for (size_t b = 0; b < a && ok; b++)
-			ok = strcmp(fits[a], fits[b]) != 0;
+	for (size_t a = 0; a < ng && ok; a++) {
+		v[a] = c->e[g[a]].form[f];
+		ok = strlen(v[a]) <= c->width && !shown_by_other(c, was, ng, v[a]);
 	}
+	dup = ok ? duplicates(v, ng) : NULL;
+	for (size_t a = 0; a < ng && dup; a++)
+		ok = ok && !dup[a];
+	for (size_t a = 0; a < ng && ok; a++)
+		show(c, g[a], xstrdup(v[a]));
+	free(dup);
+	free(v);
+	return ok;
+}
+
+/* What the rows of group g have in common in form f: the words of a
+ * common subsequence of theirs, joined. */
+static char *skeleton(struct column *c, const size_t *g, size_t ng, size_t f)
+{
+	char *skel = xstrdup(c->e[g[0]].form[f]);
+
+	for (size_t a = 1; a < ng; a++) {
+		struct words w, o;
+		unsigned char *d;
+		struct sbuf b = { 0 };
+
+		words_of(skel, &w);
+		words_of(c->e[g[a]].form[f], &o);
+		d = xcalloc(w.n + 1, 1);
+		diff_words(&w, &o, d, &c->budget);
+		for (size_t i = 0; i < w.n; i++)
+			if (!d[i])
+				put(&b, w.s + w.at[i], w.len[i]);
+		words_release(&w);
+		words_release(&o);
+		free(d);
+		free(skel);
+		skel = b.s ? b.s : xstrdup("");
+	}
+	return skel;
+}
+
+/* Form f of each row of group g fitted to keep what it has beyond what
+ * they all have; each row whose fit no other row shows takes it.  1 when
+ * one did. */
+static int take_fit(struct column *c, const size_t *g, size_t ng,
+		    const char *was, size_t f)
+{
+	size_t same = 1;
+	const char *skel;
+	char **fits;
+	unsigned char *dup;
+	int took = 0;
+
+	while (same < ng && !strcmp(c->e[g[same]].form[f], c->e[g[0]].form[f]))
+		same++;
+	if (same == ng)
+		return 0;               /* alike in this form: nothing to keep */
+	skel = skeleton(c, g, ng, f);
+	fits = xcalloc(ng + 1, sizeof(*fits));
+	for (size_t a = 0; a < ng; a++)
+		fits[a] = fit(c->e[g[a]].form[f], &skel,
+			      strcmp(skel, c->e[g[a]].form[f]) != 0, c->width,
+			      &c->budget);
+	dup = duplicates((const char *const *)fits, ng);
 	for (size_t a = 0; a < ng; a++) {
-		if (ok) {
-			free(e[g[a]].shown);
-			e[g[a]].shown = fits[a];
+		if (!dup[a] && !shown_by_other(c, was, ng, fits[a])) {
+			show(c, g[a], fits[a]);
+			took = 1;
 		} else {
 			free(fits[a]);
 		}
 	}
+	free(dup);
 	free(fits);
-	free(others);
-	return ok;
+	free((char *)skel);
+	return took;
 }
 
 /* Rows of group g (sorted) read alike: give them more of themselves, a
- * form or the words that tell them apart; else " #2", " #3"... */
-static void tell_apart(struct entry *e, size_t n, const size_t *g, size_t ng,
-		       size_t width)
+ * form that tells them all apart, else the words each has beyond what
+ * they all have (from the most compact form on); those still alike try
+ * again in the next round. */
+static void tell_apart(struct column *c, const size_t *g, size_t ng)
 {
-	for (size_t f = 0; f < NFORMS; f++)
-		if (take_form(e, n, g, ng, f, width))
-			return;
-	for (size_t f = NFORMS; f-- > 0;)      /* the most compact first */
-		if (take_fit(e, n, g, ng, f < ARRAY_SIZE(forms) ?
-			     ARRAY_SIZE(forms) - 1 - f : f, width))
-			return;
+	char *was = xstrdup(c->e[g[0]].shown);
+	int done = 0;
+
+	for (size_t f = 0; f < NFORMS && !done; f++)
+		done = take_form(c, g, ng, was, f);
+	for (size_t k = 0; k < NFORMS && !done; k++)    /* forms[] from the */
+		done = take_fit(c, g, ng, was, k < ARRAY_SIZE(forms) ?  /* most */
+				ARRAY_SIZE(forms) - 1 - k : k);   /* compact on */
+	free(was);
+}
+
+/* The last resort: rows of group g after the first end in " #2", " #3"... */
+static void tag_apart(struct column *c, const size_t *g, size_t ng)
+{
 	for (size_t a = 1; a < ng; a++) {
-		char tag[32], *c;
+		char tag[32], *cut_s;
 		size_t room;
 
 		snprintf(tag, sizeof(tag), " #%zu", a + 1);
-		room = width > strlen(tag) ? width - strlen(tag) : 0;
-		c = cut(e[g[a]].shown, room);
-		free(e[g[a]].shown);
-		e[g[a]].shown = xasprintf("%s%s", c, tag);
-		free(c);
+		room = c->width > strlen(tag) ? c->width - strlen(tag) : 0;
+		cut_s = cut(c->e[g[a]].shown, room);
+		show(c, g[a], xasprintf("%s%s", cut_s, tag));
+		free(cut_s);
 	}
-}
-
-static const struct entry *sort_base;
-
-static int by_index(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 static int by_shown(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = strcmp(sort_base[x].shown, sort_base[y].shown);
+	int r = strcmp(sort_base[x].shown, sort_base[y].shown);
 
-	return c ? c : (x > y) - (x < y);
+	return r ? r : (x > y) - (x < y);
 }
 
-/* One round: every group of rows that read alike told apart; 1 when
- * there was one. */
-static int round_apart(struct entry *e, size_t n, size_t width)
+/* One round: every group of rows that read alike given to apart(); 1
+ * when there was one. */
+static int round_apart(struct column *c,
+		       void (*apart)(struct column *, const size_t *, size_t))
 {
-	size_t *order = xmalloc((n + 1) * sizeof(*order)), *g;
+	size_t *order = xmalloc((c->n + 1) * sizeof(*order)), *g;
 	int any = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < c->n; i++)
 		order[i] = i;
-	sort_base = e;
-	qsort(order, n, sizeof(*order), by_shown);
-	g = xmalloc((n + 1) * sizeof(*g));
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1, ng;
-
-		while (j < n && !strcmp(e[order[i]].shown, e[order[j]].shown))
-			j++;
-		if (j - i > 1) {
-			ng = j - i;
-			memcpy(g, order + i, ng * sizeof(*g));
-			qsort(g, ng, sizeof(*g), by_index);
-			tell_apart(e, n, g, ng, width);
-			any = 1;
-		}
-		i = j;
+	sort_base = c->e;
+	qsort(order, c->n, sizeof(*order), by_shown);
+	g = xmalloc((c->n + 1) * sizeof(*g));
+	for (size_t i = 0, ng = 0; i < c->n; i += ng ? ng : 1) {
+		ng = 1;
+		while (i + ng < c->n &&
+		       !strcmp(c->e[order[i]].shown, c->e[order[i + ng]].shown))
+			ng++;
+		if (ng < 2)
+			continue;
+		memcpy(g, order + i, ng * sizeof(*g));   /* by row: by_shown ties */
+		apart(c, g, ng);
+		any = 1;
 	}
 	free(g);
 	free(order);
 	return any;
 }
 
+/* Each row's first form that fits, else its last fitted (fit_alone()). */
+static void first_fit(struct column *c)
+{
+	c->by_last = xmalloc((c->n + 1) * sizeof(*c->by_last));
+	c->rank = xmalloc((c->n + 1) * sizeof(*c->rank));
+	for (size_t i = 0; i < c->n; i++)
+		c->by_last[i] = i;
+	sort_base = c->e;
+	qsort(c->by_last, c->n, sizeof(*c->by_last), by_last_form);
+	for (size_t k = 0; k < c->n; k++)
+		c->rank[c->by_last[k]] = k;
+	for (size_t i = 0; i < c->n; i++) {
+		char *s = NULL;
+
+		for (size_t f = 0; f < ARRAY_SIZE(forms) && !s; f++)
+			if (strlen(c->e[i].form[f]) <= c->width)
+				s = xstrdup(c->e[i].form[f]);
+		show(c, i, s ? s : fit_alone(c, i));
+	}
+}
+
 char **shortname_column(const char *const *full, size_t n, size_t width)
 {
-	struct entry *e = xcalloc(n + 1, sizeof(*e));
+	struct column c = { .n = n, .budget = n * LCS_ROW > LCS_BUDGET ?
+					      n * LCS_ROW : LCS_BUDGET };
 	char **out = xcalloc(n + 1, sizeof(*out));
 
-	width = width < SHORTNAME_MIN ? SHORTNAME_MIN : width;
+	c.width = width < SHORTNAME_MIN ? SHORTNAME_MIN : width;
+	c.e = xcalloc(n + 1, sizeof(*c.e));
+	hmap_init(&c.shown);
 	for (size_t i = 0; i < n; i++)
-		forms_of(&e[i], full[i]);
-	for (size_t i = 0; i < n; i++) {
-		for (size_t f = 0; f < ARRAY_SIZE(forms) && !e[i].shown; f++)
-			if (strlen(e[i].form[f]) <= width)
-				e[i].shown = xstrdup(e[i].form[f]);
-		if (!e[i].shown)
-			e[i].shown = fit_alone(e, n, i, width);
-	}
-	for (int r = 0; r < ROUNDS && round_apart(e, n, width); r++)
+		forms_of(&c.e[i], full[i]);
+	first_fit(&c);
+	for (int r = 0; r < ROUNDS && round_apart(&c, tell_apart); r++)
+		;
+	for (int r = 0; r < ROUNDS && round_apart(&c, tag_apart); r++)
 		;
 	for (size_t i = 0; i < n; i++) {
-		out[i] = e[i].shown;
+		out[i] = c.e[i].shown;
 		for (size_t f = 0; f < NFORMS; f++)
-			free(e[i].form[f]);
+			free(c.e[i].form[f]);
 	}
-	free(e);
+	hmap_release_values(&c.shown, NULL);
+	free(c.by_last);
+	free(c.rank);
+	free(c.e);
 	return out;
 }
 

@@ -3,8 +3,8 @@
  * test_analyzer_shortname.c - kernel names shortened for a table column
  * (shortname.h): each form folds what it says it folds; every name fits
  * its width; no two rows read alike, at every width, for PyTorch's and
- * cuBLAS's names that share most of themselves, for a name given twice
- * and for random names; names whose brackets do not match are served
+ * cuBLAS's names that share most of themselves, for a name given twice,
+ * for random names and for thousands that differ deep inside; names whose brackets do not match are served
  * whole or cut, never read past.
  */
 #include <stdarg.h>
@@ -253,6 +253,31 @@ static void test_random(void **state)
 	}
 }
 
+/* Thousands of names that differ only deep inside their arguments: told
+ * apart by those words, without the last resort's " #n". */
+static void test_many(void **state)
+{
+	enum { N = 3000 };
+	char **full = calloc(N, sizeof(*full)), **s;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		full[i] = malloc(256);
+		snprintf(full[i], 256, "void at::native::vectorized_elementwise_kernel<4, "
+			 "at::native::BinaryFunctor<float, at::native::Op%dFunctor<float, "
+			 "%d> >, std::array<char*, 3ul> >(int)", i % 97, i / 97);
+	}
+	check_column((const char *const *)full, N, 60);
+	s = shortname_column((const char *const *)full, N, 60);
+	for (int i = 0; i < N; i++)
+		if (strstr(s[i], " #"))
+			fail_msg("\"%s\" needed a number", s[i]);
+	shortname_free(s, N);
+	for (int i = 0; i < N; i++)
+		free(full[i]);
+	free(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_twice),
 		cmocka_unit_test(test_odd),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
