@@ -54,8 +54,8 @@ static const char usage_text[] =
 	"    --top N       rows per table in the text report (default 20, "
 	"0 = all)\n"
 	"    --wide        cut nothing: whole kernel names, no width limit (else\n"
-	"                  tables fit the terminal; a file or a pipe gets no\n"
-	"                  width limit, kernels under their short names)\n"
+	"                  the report fits the terminal, COLUMNS, or 100 columns\n"
+	"                  in a file or a pipe; kernel names shortened)\n"
 	"    --symbols DIR look for the programs and libraries that ran in DIR\n"
 	"                  (by build id, then by file name) to name native\n"
 	"                  frames; may be given again (also GPUTRACE_SYMBOL_PATH)\n"
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 	o.ex.top = o.top;
 	if (export_check(&o.ex) < 0)
 		return EXIT_BADINPUT;
-	report_set_width(o.ex.wide ? 0 : report_terminal_width(), o.ex.wide);
+	report_set_width(o.ex.wide ? 0 : report_terminal_width());
 	status = run(&o);
 	symbol_path_release();
 	free(o.symbols);

@@ -300,6 +300,10 @@ struct verdict {
 	double gain_lo, gain_hi;        /* step time saved, share */
 	double gain;                    /* the replay's point, when replayed */
 	int replayed;                   /* the gain comes from the replay */
+	int per_sample;                 /* the gain is in time per sample (a
+					   larger batch), not in step time */
+	double batch;                   /* replayed per sample: the batch
+					   factor, 0 none */
 	char *evidence[VERDICT_TEXTS];
 	size_t nev;
 	char *advice[VERDICT_TEXTS];
@@ -316,7 +320,10 @@ struct env_facts {
 	uint64_t children_max;
 	int saturated;                  /* CPU use near what it may use */
 	int sm_count;                   /* of the main device, 0 unknown */
-	uint64_t gpu_mem, self_mem;     /* bytes, 0 unknown */
+	uint64_t gpu_mem, self_mem;     /* bytes, 0 unknown: the device's
+					   total (env_gpu_memory), this
+					   process's most (NVML) */
+	const char *gpu_mem_source;     /* "CUDA's total"... */
 	double throttle_share;          /* samples held down by heat, hardware */
 	double power_cap_share;         /* samples at the power limit */
 	unsigned throttle_bits;
@@ -460,6 +467,7 @@ struct diagnosis {
 	struct env_facts env;
 	struct verdict v[VC_KINDS];
 	size_t nv;
+	double score[VC_KINDS];         /* every class's score, listed or not */
 	struct rp_summary *replay;      /* replay_verdict.c, NULL: none */
 	int finished;
 };
@@ -649,6 +657,18 @@ double verdict_batch(const struct diagnosis *d);
 const char *verdict_class_name(enum vclass c);
 const char *verdict_class_title(enum vclass c);
 void verdict_release(struct diagnosis *d);
+/* What the verdict's classes are ordered by: 1 the replayed gain (the
+ * replayed classes first, then the others by score), 0 the score. */
+int verdict_by_replay(const struct diagnosis *d);
+/* v's gain as every output says it, a figure of one kind under one
+ * word: "replayed: step time -62% (-61% to -63%)", "replayed: time per
+ * sample -99% (-98% to -99%) with a batch 128x larger", "estimated: step
+ * time -20% to -40%"; short: the point only ("step time -62%"). */
+const char *verdict_gain_text(const struct verdict *v, int short_form,
+			      char *buf, size_t size);
+/* Whether v has a gain to give: replayed, or an estimate above 0%
+ * (healthy has none). */
+int verdict_has_gain(const struct verdict *v);
 
 /* replay_verdict.c: the what-if by replay, and the verdict from it */
 void replay_diagnose(struct model *m, struct diagnosis *d);

@@ -92,6 +92,9 @@ struct rp_graph {
 	struct rp_thread *th;
 	size_t nth;
 	uint64_t *backlog;      /* per stream: busy until, at the start */
+	uint64_t *stream_name;  /* per stream: device << 32 | CUPTI's stream
+				   id, or RP_STREAM_HOST | the dump's stream
+				   (no GPU records: estimated) */
 	size_t nstreams;
 	uint32_t steps;         /* steps in the span */
 	uint64_t host_span;     /* the span's steps on the host */
@@ -100,6 +103,8 @@ struct rp_graph {
 				   they queued, less the work queued before */
 	int gpu;                /* operations timed by GPU records */
 };
+
+#define RP_STREAM_HOST (1ull << 63)
 
 /* Replayed start and end of every item and operation (span time). */
 struct rp_times {

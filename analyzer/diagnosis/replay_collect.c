@@ -173,7 +173,7 @@ static float fill_of(const int32_t *grid, const int32_t *block, int sms)
 }
 
 static void keep_gpu(struct rp_collect *c, uint64_t id, uint64_t s, uint64_t e,
-		     uint32_t stream, float fill)
+		     uint32_t stream, uint32_t device, float fill)
 {
 	struct rp_grec *g;
 
@@ -185,7 +185,7 @@ static void keep_gpu(struct rp_collect *c, uint64_t id, uint64_t s, uint64_t e,
 		c->gr = xrealloc(c->gr, c->capgr * sizeof(*c->gr));
 	}
 	g = &c->gr[c->ngr++];
-	*g = (struct rp_grec){ id, s, e, stream, fill };
+	*g = (struct rp_grec){ id, s, e, stream, device, fill };
 }
 
 static void keep_records(struct rp_collect *c, const struct gpu_clock *clk,
@@ -202,7 +202,7 @@ static void keep_records(struct rp_collect *c, const struct gpu_clock *clk,
 			memcpy(&k, p, sizeof(k));
 			if (k.start)
 				keep_gpu(c, k.host_id, gpu_clock_map(clk, k.start),
-					 gpu_clock_map(clk, k.end), k.stream,
+					 gpu_clock_map(clk, k.end), k.stream, k.device,
 					 fill_of(k.grid, k.block, sms));
 			break;
 		case GT_GPU_MEMCPY:
@@ -210,7 +210,7 @@ static void keep_records(struct rp_collect *c, const struct gpu_clock *clk,
 			memcpy(&cp, p, sizeof(cp));
 			if (cp.start)
 				keep_gpu(c, cp.host_id, gpu_clock_map(clk, cp.start),
-					 gpu_clock_map(clk, cp.end), cp.stream, 0);
+					 gpu_clock_map(clk, cp.end), cp.stream, cp.device, 0);
 			break;
 		default:
 			return;

@@ -97,6 +97,20 @@ static void sort_by_tid_t0(struct rp_ev *ev, size_t n)
 	free(o);
 }
 
+#define EST_STREAM (1ull << 40)
+
+/* What a stream is called (replay.h): by its device and CUPTI id, or the
+ * dump's id of a stream no GPU record timed. */
+static uint64_t stream_name(struct rp_builder *b, uint64_t key)
+{
+	uintptr_t dev;
+
+	if (key & EST_STREAM)
+		return RP_STREAM_HOST | (key & ~EST_STREAM);
+	dev = (uintptr_t)hmap_get_int(&b->stream_dev, key);
+	return (uint64_t)(dev ? dev - 1 : 0) << 32 | (key & 0xffffffffu);
+}
+
 /* A stream's index; past RP_MAX_STREAMS they share the last one. */
 static uint32_t stream_index(struct rp_builder *b, uint64_t key)
 {
@@ -110,13 +124,14 @@ static uint32_t stream_index(struct rp_builder *b, uint64_t key)
 		b->capstreams = b->capstreams ? 2 * b->capstreams : 8;
 		b->backlog_abs = xrealloc(b->backlog_abs,
 					  b->capstreams * sizeof(*b->backlog_abs));
+		b->g->stream_name = xrealloc(b->g->stream_name, b->capstreams *
+					     sizeof(*b->g->stream_name));
 	}
 	b->backlog_abs[b->g->nstreams] = 0;
+	b->g->stream_name[b->g->nstreams] = stream_name(b, key);
 	hmap_put_int(&b->sidx, key, (void *)(uintptr_t)(b->g->nstreams + 1));
 	return (uint32_t)b->g->nstreams++;
 }
-
-#define EST_STREAM (1ull << 40)
 
 static void join_gpu(struct rp_builder *b)
 {
@@ -128,6 +143,9 @@ static void join_gpu(struct rp_builder *b)
 	hmap_init(&ids);
 	for (size_t i = 0; i < c->nev; i++)
 		hmap_put_int(&ids, c->ev[i].id, (void *)(uintptr_t)(i + 1));
+	for (size_t i = 0; i < c->ngr; i++)
+		hmap_put_int(&b->stream_dev, c->gr[i].stream,
+			     (void *)(uintptr_t)(c->gr[i].device + 1ull));
 	for (size_t i = 0; i < c->ngr; i++) {
 		const struct rp_grec *r = &c->gr[i];
 		uintptr_t k = (uintptr_t)hmap_get_int(&ids, r->host_id);
@@ -447,6 +465,7 @@ void replay_build(const struct diagnosis *d, struct rp_collect *c,
 	memset(g, 0, sizeof(*g));
 	hmap_init(&b.sidx);
 	hmap_init(&b.hmap_stream);
+	hmap_init(&b.stream_dev);
 	sort_by_tid_t0(c->ev, c->nev);
 	join_gpu(&b);
 	add_threads(&b);
@@ -455,6 +474,7 @@ void replay_build(const struct diagnosis *d, struct rp_collect *c,
 	replay_timing(&b);
 	hmap_release(&b.sidx);
 	hmap_release(&b.hmap_stream);
+	hmap_release(&b.stream_dev);
 	free(b.mt0);
 	free(b.mt1);
 	free(b.ms);

@@ -40,7 +40,7 @@ struct rp_ev {
 /* One GPU record near the span. */
 struct rp_grec {
 	uint64_t host_id, s, e;
-	uint32_t stream;
+	uint32_t stream, device;
 	float fill;
 };
 
@@ -96,6 +96,7 @@ struct rp_builder {
 	size_t capitems, capops;
 	struct hmap sidx;               /* stream key -> index + 1 */
 	struct hmap hmap_stream;        /* host stream -> CUPTI stream + 1 */
+	struct hmap stream_dev;         /* CUPTI stream -> its device + 1 */
 	uint64_t *backlog_abs;
 	size_t capstreams;
 	uint32_t step_hint;             /* the last item's step */
@@ -106,8 +107,21 @@ void replay_build(const struct diagnosis *d, struct rp_collect *c,
 		  struct rp_graph *g);
 void replay_timing(struct rp_builder *b);
 
+/* replay_report.c: a stream's name, as the exports give it ("GPU 0
+ * stream 7"; "stream 3 (host)" for one no GPU record timed). */
+const char *replay_stream_label(const struct rp_graph *g, size_t s, char *buf,
+				size_t size);
+
 /* replay_verdict.c */
 void replay_env(const struct model *m, const struct diagnosis *d,
 		struct rp_env *e);
+/* The fix in a few words, a larger batch with its factor ("a batch 128x
+ * larger"). */
+const char *replay_fix_label(const struct rp_fix_result *r, char *buf,
+			     size_t size);
+/* What bounds the larger batch's factor, in words: GPU memory ("bounded
+ * by GPU memory: ..."), the largest factor replayed, or no gain beyond. */
+const char *replay_batch_limit(const struct rp_summary *s,
+			       const struct diagnosis *d, char *buf, size_t size);
 
 #endif /* GPUTRACE_ANALYZER_REPLAY_INTERNAL_H */

@@ -249,6 +249,9 @@ void replay_copy(struct rp_graph *dst, const struct rp_graph *src)
 	dst->backlog = src->backlog ?
 		       dup_array(src->backlog, src->nstreams, sizeof(*src->backlog)) :
 		       NULL;
+	dst->stream_name = src->stream_name ?
+			   dup_array(src->stream_name, src->nstreams,
+				     sizeof(*src->stream_name)) : NULL;
 }
 
 void replay_release(struct rp_graph *g)
@@ -257,5 +260,6 @@ void replay_release(struct rp_graph *g)
 	free(g->ops);
 	free(g->th);
 	free(g->backlog);
+	free(g->stream_name);
 	memset(g, 0, sizeof(*g));
 }

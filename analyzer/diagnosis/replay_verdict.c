@@ -122,7 +122,7 @@ static struct verdict *verdict_of(struct model *m, struct diagnosis *d, int cls)
 			return &d->v[i];
 	if (d->nv == VC_KINDS)
 		return NULL;
-	d->v[d->nv] = (struct verdict){ .cls = (enum vclass)cls };
+	d->v[d->nv] = (struct verdict){ .cls = (enum vclass)cls, .score = d->score[cls] };
 	verdict_texts(m, d, &d->v[d->nv]);
 	return &d->v[d->nv++];
 }
@@ -132,11 +132,16 @@ static double clamp01(double x)
 	return x < 0 ? 0 : x > 0.99 ? 0.99 : x;
 }
 
-static void set_gain(struct verdict *v, double gain, double band)
+static void set_gain(struct verdict *v, const struct rp_fix_result *r,
+		     double band)
 {
+	double gain = r->gain;
+
 	if (v->replayed && v->gain >= gain)
 		return;
 	v->replayed = 1;
+	v->per_sample = r->fix == FIX_BATCH;
+	v->batch = v->per_sample ? r->k : 0;
 	v->gain = gain;
 	v->gain_lo = clamp01(gain - band);
 	v->gain_hi = clamp01(gain + band);
@@ -154,12 +159,47 @@ static const struct rp_fix_result *best_fix(const struct rp_summary *s, int cls)
 	return best;
 }
 
-/* What the replay says, first among the evidence. */
-static void replay_evidence(struct verdict *v, const struct rp_summary *s)
+const char *replay_fix_label(const struct rp_fix_result *r, char *buf,
+			     size_t size)
+{
+	if (r->fix != FIX_BATCH)
+		return replay_fix_text(r);
+	if (!r->applies)
+		return "a larger batch";
+	snprintf(buf, size, "a batch %.0fx larger", r->k);
+	return buf;
+}
+
+const char *replay_batch_limit(const struct rp_summary *s,
+			       const struct diagnosis *d, char *buf, size_t size)
+{
+	const struct rp_fix_result *r = &s->fix[FIX_BATCH];
+	double cap = RP_MAX_BATCH, top = 1;
+	char a[UNITS_BUF], b[UNITS_BUF];
+
+	if (s->env.mem_headroom > 0 && s->env.mem_headroom < cap)
+		cap = s->env.mem_headroom;
+	while (top * 2 <= cap)
+		top *= 2;
+	if (r->k < top)
+		snprintf(buf, size, "larger ones, up to %.0fx, replay under 2%% faster "
+			 "per sample", top);
+	else if (cap < RP_MAX_BATCH)
+		snprintf(buf, size, "bounded by GPU memory: this process used at most "
+			 "%s of %s, room for %.0fx", fmt_bytes(a, sizeof(a), d->env.self_mem),
+			 fmt_bytes(b, sizeof(b), d->env.gpu_mem), floor(cap));
+	else
+		snprintf(buf, size, "the largest batch replayed");
+	return buf;
+}
+
+/* What the replay says, first among the evidence; a larger batch in time
+ * per sample, with its step time, what it assumes and what bounds it. */
+static void replay_evidence(struct verdict *v, const struct rp_summary *s,
+			    const struct diagnosis *d)
 {
 	const struct rp_fix_result *r = best_fix(s, v->cls);
-	char a[UNITS_BUF], b[UNITS_BUF];
-	int batch = r && r->fix == FIX_BATCH;
+	char a[UNITS_BUF], b[UNITS_BUF], l[96], lim[256];
 
 	if (!r)
 		return;
@@ -167,11 +207,25 @@ static void replay_evidence(struct verdict *v, const struct rp_summary *s)
 		free(v->evidence[--v->nev]);
 	memmove(&v->evidence[1], &v->evidence[0], v->nev * sizeof(*v->evidence));
 	v->nev++;
-	v->evidence[0] = xasprintf("replayed with %s: the step%s goes from %s to %s",
-				   replay_fix_text(r), batch ? ", per sample," : "",
-				   fmt_ns(a, sizeof(a), s->base / s->steps),
-				   fmt_ns(b, sizeof(b), sat_from_double(r->span /
-					(batch ? r->k : 1) / s->steps)));
+	fmt_ns(a, sizeof(a), s->base / s->steps);
+	fmt_ns(b, sizeof(b), sat_from_double(r->span / s->steps));
+	if (r->fix == FIX_BATCH)
+		v->evidence[0] = xasprintf("replayed with %s (%s): a step of %.0fx "
+					   "the samples takes %s against %s now, time "
+					   "per sample -%.0f%%, assuming the host's "
+					   "work per step stays the same and kernels "
+					   "grow with the batch once they fill the GPU",
+					   replay_fix_label(r, l, sizeof(l)),
+					   replay_batch_limit(s, d, lim, sizeof(lim)),
+					   r->k, b, a, 100 * r->gain);
+	else
+		v->evidence[0] = xasprintf("replayed with %s: the step goes from %s "
+					   "to %s", replay_fix_text(r), a, b);
+}
+
+int verdict_by_replay(const struct diagnosis *d)
+{
+	return d->replay && d->replay->used;
 }
 
 static double key(const struct verdict *v)
@@ -218,11 +272,11 @@ void replay_verdict(struct model *m, struct diagnosis *d)
 		if (!s->fix[f].applies || s->fix[f].gain < RP_MIN_GAIN ||
 		    !(v = verdict_of(m, d, s->fix[f].cls)))
 			continue;
-		set_gain(v, s->fix[f].gain, band);
+		set_gain(v, &s->fix[f], band);
 	}
 	for (size_t i = 0; i < d->nv; i++)
 		if (d->v[i].replayed)
-			replay_evidence(&d->v[i], s);
+			replay_evidence(&d->v[i], s, d);
 	qsort(d->v, d->nv, sizeof(*d->v), by_gain);
 	s->used = 1;
 }

@@ -228,6 +228,7 @@ void verdict_finish(struct model *m, struct diagnosis *d)
 	else
 		return;
 	setting_scores(d, s);
+	memcpy(d->score, s, sizeof(d->score));
 	order(d, s);
 	for (size_t i = 0; i < d->nv; i++) {
 		verdict_texts(m, d, &d->v[i]);

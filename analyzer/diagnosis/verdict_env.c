@@ -105,15 +105,12 @@ void verdict_env_facts(const struct model *m, struct diagnosis *d)
 	c = i >= 0 ? env_cuda_of(m, i) : -1;
 	if (c < 0 && s->n_cuda)
 		c = 0;
-	if (c >= 0) {
+	if (c >= 0)
 		e->sm_count = (int)num(DEV(&s->cuda[c], GT_ENV_SM_COUNT), 0);
-		e->gpu_mem = (uint64_t)num(DEV(&s->cuda[c], GT_ENV_MEMORY), 0);
-	}
+	e->gpu_mem = env_gpu_memory(m, i, &e->gpu_mem_source);
 	if (i < 0)
 		return;
 	gpu_samples(&s->nvml[i], e);
-	if (!e->gpu_mem)
-		e->gpu_mem = (uint64_t)num(DEV(&s->nvml[i], GT_ENV_MEMORY), 0);
 	e->pcie_gen = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_GEN), 0);
 	e->pcie_gen_max = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_GEN_MAX), 0);
 	e->pcie_width = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_WIDTH), 0);

@@ -167,8 +167,9 @@ static void batch_texts(struct ctx *c)
 		   "does little work besides updating the weights",
 		   100 * verdict_opt_share(d));
 	if (e->gpu_mem && e->self_mem)
-		EV("GPU memory used %s of %s", fmt_bytes(m1, sizeof(m1), e->self_mem),
-		   fmt_bytes(m2, sizeof(m2), e->gpu_mem));
+		EV("GPU memory this process used at most %s (NVML's samples) of %s "
+		   "(%s)", fmt_bytes(m1, sizeof(m1), e->self_mem),
+		   fmt_bytes(m2, sizeof(m2), e->gpu_mem), e->gpu_mem_source);
 	ADV("raise the batch size until GPU memory is 80-90%% used; if the batch "
 	    "must stay small, keep the effective batch with gradient accumulation "
 	    "and cut launch overhead with CUDA graphs");
@@ -423,6 +424,31 @@ static void healthy_texts(struct ctx *c)
 	    "throughput near 100%% means memory-bound: fuse with torch.compile, use "
 	    "mixed precision and Tensor Cores)");
 	ADV("utilization is not the goal: judge by end-to-end throughput");
+}
+
+int verdict_has_gain(const struct verdict *v)
+{
+	return v->replayed || v->gain_hi >= 0.005;
+}
+
+const char *verdict_gain_text(const struct verdict *v, int short_form,
+			      char *buf, size_t size)
+{
+	const char *what = v->per_sample ? "time per sample" : "step time";
+	char batch[64] = "";
+
+	if (v->per_sample)
+		snprintf(batch, sizeof(batch), v->batch >= 2 ? " with a batch %.0fx "
+			 "larger" : " with a larger batch", v->batch);
+	if (v->replayed && short_form)
+		snprintf(buf, size, "%s -%.0f%%%s", what, 100 * v->gain, batch);
+	else if (v->replayed)
+		snprintf(buf, size, "replayed: %s -%.0f%% (-%.0f%% to -%.0f%%)%s", what,
+			 100 * v->gain, 100 * v->gain_lo, 100 * v->gain_hi, batch);
+	else
+		snprintf(buf, size, "%s%s -%.0f%% to -%.0f%%%s", short_form ? "" :
+			 "estimated: ", what, 100 * v->gain_lo, 100 * v->gain_hi, batch);
+	return buf;
 }
 
 void verdict_texts(const struct model *m, const struct diagnosis *d,

@@ -11,6 +11,7 @@
  *                       bandwidth (25 GB/s when none was measured)
  *   small batch         per sample: at least the launch gaps, at most all
  *                       but the busy time that does not shrink per sample
+ *                       (the class's gain is then in time per sample)
  *   sync bubbles        at most all of them, at least half
  *   NCCL                at most all of it, at least a fifth (overlap is
  *                       partial)
@@ -90,11 +91,12 @@ void whatif_gain(const struct model *m, const struct diagnosis *d,
 	case VC_CPU:
 		hi = v->score, lo = 0.3 * hi;
 		break;
-	case VC_MEMORY:
+	case VC_MEMORY:         /* the batch's part is per sample */
 		if (gpu)
 			memory_gain(d, T, &lo, &hi);
 		else
 			hi = v->score, lo = 0.5 * hi;
+		v->per_sample = (gpu ? verdict_batch(d) : verdict_lowfill_launches(d)) > 0;
 		break;
 	case VC_COMM:
 		if (gpu)

@@ -148,13 +148,17 @@ char *facts_verdict(const struct model *m)
 {
 	const struct diagnosis *d = m->diag;
 	const struct verdict *v;
+	char gain[256], text[192];
 
 	if (!d || !d->nv)
 		return NULL;
 	v = &d->v[0];
-	return xasprintf("%s. %s%s%sChange: %s (est. step time -%.0f%% to "
-			 "-%.0f%%).", verdict_class_title(v->cls),
+	if (verdict_has_gain(v))
+		snprintf(gain, sizeof(gain), " (%s)",
+			 verdict_gain_text(v, 0, text, sizeof(text)));
+	else
+		gain[0] = 0;
+	return xasprintf("%s. %s%s%sChange: %s%s.", verdict_class_title(v->cls),
 			 v->nev ? "Why: " : "", v->nev ? v->evidence[0] : "",
-			 v->nev ? ". " : "", v->change, 100 * v->gain_lo,
-			 100 * v->gain_hi);
+			 v->nev ? ". " : "", v->change, gain);
 }

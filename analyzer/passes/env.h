@@ -103,6 +103,11 @@ int env_smi_util_mean(const struct model *m, double *mean);
 int env_main_nvml(const struct model *m);
 /* The CUDA device matching NVML device i (by PCI address), or -1. */
 int env_cuda_of(const struct model *m, int i);
+/* NVML device i's memory, one total for every output: CUDA's
+ * (cuDeviceTotalMem, what the program can allocate) when its CUDA twin is
+ * known, else NVML's; i < 0: CUDA device 0's.  *source says which ("CUDA's
+ * total"); 0 when the dump does not say. */
+uint64_t env_gpu_memory(const struct model *m, int i, const char **source);
 
 /* The value of setting `name` (CUDA_LAUNCH_BLOCKING...) at the start of
  * the run, or NULL when it was not set or the dump does not say. */

@@ -46,6 +46,25 @@ int env_cuda_of(const struct model *m, int i)
 	return -1;
 }
 
+uint64_t env_gpu_memory(const struct model *m, int i, const char **source)
+{
+	const struct env_stats *s = m->env;
+	int cu = i >= 0 ? env_cuda_of(m, i) : -1;
+	int64_t v;
+
+	if (!s)
+		return 0;
+	if (i < 0 && s->n_cuda)
+		cu = 0;
+	if (cu >= 0 && env_fact_num(&s->cuda[cu].f[GT_ENV_MEMORY - 32], &v) && v > 0) {
+		*source = "CUDA's total";
+		return (uint64_t)v;
+	}
+	*source = "NVML's total";
+	return i >= 0 && env_fact_num(&s->nvml[i].f[GT_ENV_MEMORY - 32], &v) && v > 0 ?
+	       (uint64_t)v : 0;
+}
+
 /* The NVML device whose PCI address is CUDA device 0's, or -1. */
 static int nvml_of_cuda0(const struct env_stats *s)
 {

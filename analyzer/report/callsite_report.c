@@ -55,8 +55,9 @@ void callsites_print_text(FILE *out, const struct model *m, size_t top)
 
 	if (!n)
 		return;
-	fprintf(out, "\nCall sites (waits, pageable copies, NCCL calls, pinned "
-		"allocations; innermost frame first)\n");
+	fputc('\n', out);
+	report_line(out, "Call sites (waits, pageable copies, NCCL calls, pinned "
+		    "allocations; innermost frame first)");
 	shown = top && top < n ? top : n;
 	for (size_t i = 0; i < shown; i++)
 		print_row(out, i + 1, &rows[i]);

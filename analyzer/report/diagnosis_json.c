@@ -122,6 +122,10 @@ static void verdict_json(struct json *j, const struct diagnosis *d)
 		json_bool(j, v->replayed);
 		if (v->replayed)
 			put_num(j, "est_gain", v->gain);
+		json_key(j, "per_sample");     /* the gains: time per sample */
+		json_bool(j, v->per_sample);
+		if (v->per_sample && v->batch >= 2)
+			put_num(j, "batch_factor", v->batch);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -216,6 +220,7 @@ void diagnosis_report_json(struct json *j, const struct model *m)
 	json_begin_object(j);
 	json_key(j, "gpu_known");
 	json_bool(j, gpu);
+	put_str(j, "verdict_order", d && verdict_by_replay(d) ? "replayed_gain" : "score");
 	if (d) {
 		breakdown_json(j, &d->steady);
 		json_key(j, "warmup");

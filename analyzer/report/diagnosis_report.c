@@ -77,23 +77,34 @@ static void steps_line(FILE *out, const struct step_stats *s, const char *lead)
 			    fmt_ns(b, sizeof(b), s->p50), fmt_ns(c, sizeof(c), s->p99), w);
 }
 
-/* "replayed: step time -31% (-30% to -32%)", or the rules' range. */
-static const char *gain_text(const struct verdict *v, char *buf, size_t size)
+/* "Next": the classes after the first, by the list's own key, each with
+ * that key's figure only: the replayed gain, or the score. */
+static void next_line(FILE *out, const struct diagnosis *d)
 {
-	if (v->replayed)
-		snprintf(buf, size, "replayed: step time -%.0f%% (-%.0f%% to -%.0f%%)",
-			 100 * v->gain, 100 * v->gain_lo, 100 * v->gain_hi);
-	else
-		snprintf(buf, size, "est. step time -%.0f%% to -%.0f%%",
-			 100 * v->gain_lo, 100 * v->gain_hi);
-	return buf;
+	int replay = verdict_by_replay(d);
+	char rest[512] = "", g[128];
+	size_t at = 0, n = 0;
+
+	for (size_t i = 1; i < d->nv && n < 3 && at < sizeof(rest); i++) {
+		const struct verdict *v = &d->v[i];
+
+		if (replay && !v->replayed)
+			break;          /* not ranked by the replay: in the list */
+		at += (size_t)snprintf(rest + at, sizeof(rest) - at, "%s%s, %s",
+				       n++ ? "; " : "", verdict_class_title(v->cls),
+				       replay ? verdict_gain_text(v, 1, g, sizeof(g)) :
+				       (snprintf(g, sizeof(g), "score %.2f", v->score), g));
+	}
+	if (n)
+		report_line(out, "  Next (%s): %s", replay ? "replayed" : "by score",
+			    rest);
 }
 
 void diagnosis_report_head(FILE *out, const struct model *m)
 {
 	const struct diagnosis *d = m->diag;
 	const struct verdict *v;
-	char t[UNITS_BUF], h[256], b[UNITS_BUF], g[64];
+	char t[UNITS_BUF], h[256], b[UNITS_BUF], g[128];
 
 	if (!d || !d->nv) {
 		report_line(out, "Verdict: none (no CUDA activity to diagnose)");
@@ -113,20 +124,12 @@ void diagnosis_report_head(FILE *out, const struct model *m)
 	steps_line(out, &d->steps, "  ");
 	if (v->nev)
 		report_line(out, "  Why: %s", v->evidence[!gpu_mode(d) && v->nev > 1]);
-	report_line(out, "  Change (%s): %s", gain_text(v, g, sizeof(g)), v->change);
-	if (d->nv > 1) {
-		char rest[256] = "";
-		size_t at = 0;
-
-		for (size_t i = 1; i < d->nv && i < 4; i++)
-			at += (size_t)snprintf(rest + at, sizeof(rest) - at, "%s%s %s%.0f%%",
-					       i > 1 ? ", " : "",
-					       verdict_class_title(d->v[i].cls),
-					       d->v[i].replayed ? "-" : "",
-					       100 * (d->v[i].replayed ? d->v[i].gain :
-						      d->v[i].score));
-		report_line(out, "  Next: %s", rest);
-	}
+	if (verdict_has_gain(v))
+		report_line(out, "  Change (%s): %s", verdict_gain_text(v, 0, g, sizeof(g)),
+			    v->change);
+	else
+		report_line(out, "  Change: %s", v->change);
+	next_line(out, d);
 }
 
 static const struct table_column idle_cols[] = {
@@ -228,22 +231,54 @@ static void steps_section(FILE *out, const struct step_stats *s)
 	}
 }
 
+/* One class of the list: its rank, name and the figure it is ranked by
+ * (the replayed gain, or the score), its gain on a line of its own when
+ * ranked by score; then its evidence and advice. */
+static void verdict_item(FILE *out, const struct verdict *v, size_t rank,
+			 int by_gain)
+{
+	char g[128];
+
+	if (by_gain)
+		report_line(out, "  %zu. %s (%s): %s", rank, verdict_class_title(v->cls),
+			    verdict_class_name(v->cls), verdict_gain_text(v, 0, g, sizeof(g)));
+	else
+		report_line(out, "  %zu. %s (%s): score %.2f", rank,
+			    verdict_class_title(v->cls), verdict_class_name(v->cls),
+			    v->score);
+	if (!by_gain && verdict_has_gain(v))
+		report_line(out, "     gain %s", verdict_gain_text(v, 0, g, sizeof(g)));
+	for (size_t k = 0; k < v->nev; k++)
+		report_wrap(out, "     - ", "       ", v->evidence[k]);
+	for (size_t k = 0; k < v->nadv; k++)
+		report_wrap(out, "     > ", "       ", v->advice[k]);
+}
+
+/* The classes by one key each: when the replay ranks them, those it
+ * replayed by their replayed gain, then the others under their own
+ * heading by score; else all by score. */
 static void verdict_list(FILE *out, const struct diagnosis *d)
 {
-	char g[64];
+	int replay = verdict_by_replay(d), in_gain = replay;
 
-	fprintf(out, "\n  Verdict, most likely first (score: share of the time it "
-		"explains)\n");
+	fputc('\n', out);
+	if (replay)
+		report_line(out, "  Verdict, ordered by replayed gain (time per sample "
+			    "saved: the step time where the batch stays the same)");
+	else
+		report_line(out, "  Verdict, ordered by score (the share of the %s "
+			    "each class explains)", d->have_gpu && d->steady.span_ns ?
+			    "steady GPU time" : "host time");
 	for (size_t i = 0; i < d->nv; i++) {
 		const struct verdict *v = &d->v[i];
 
-		report_line(out, "  %zu. %s (%s): score %.2f, %s",
-		      i + 1, verdict_class_title(v->cls), verdict_class_name(v->cls),
-		      v->score, gain_text(v, g, sizeof(g)));
-		for (size_t k = 0; k < v->nev; k++)
-			report_wrap(out, "     - ", "       ", v->evidence[k]);
-		for (size_t k = 0; k < v->nadv; k++)
-			report_wrap(out, "     > ", "       ", v->advice[k]);
+		if (in_gain && !v->replayed) {
+			in_gain = 0;
+			report_line(out, "  Classes no replayed fix changes, ordered by "
+				    "score (the share of the steady GPU time each "
+				    "explains)");
+		}
+		verdict_item(out, v, i + 1, in_gain);
 	}
 }
 
@@ -263,7 +298,8 @@ void diagnosis_report_text(FILE *out, const struct model *m, size_t top)
 		idle_table(out, d, &d->steady);
 		if (d->warm.span_ns) {
 			idle_headline(&d->warm, h, sizeof(h), 4);
-			report_line(out, "  Warm-up and start-up apart: %s, busy %.0f%%; idle: %s",
+			report_line(out, "  Warm-up and start-up apart: %s, GPU busy %.0f%%; "
+				    "idle: %s",
 			      fmt_ns(t, sizeof(t), d->warm.span_ns),
 			      100.0 * d->warm.busy_ns / d->warm.span_ns, *h ? h : "none");
 		}

@@ -177,7 +177,7 @@ static void lines_text(FILE *out, const char *title, const struct diff_table *t,
 		{ "Name", 1 }, { "Calls before", 0 }, { "Calls after", 0 },
 		{ "Before", 0 }, { "After", 0 }, { "Change", 0 },
 	};
-	char b[6][DBUF], name[512];
+	char b[6][DBUF];
 	struct table tb;
 	size_t shown = top && top < t->n ? top : t->n;
 
@@ -187,13 +187,14 @@ static void lines_text(FILE *out, const char *title, const struct diff_table *t,
 		return;
 	}
 	table_init(&tb, cols, ARRAY_SIZE(cols));
+	if (shown && t->v[0].kernel)
+		table_kernel_names(&tb);
 	for (size_t i = 0; i < shown; i++) {
 		const struct diff_line *l = &t->v[i];
 		double v[2] = { (double)l->value[0], (double)l->value[1] };
 		int known[2] = { 1, 1 };
 		const char *cells[] = {
-			l->kernel ? report_kernel_name(l->name, name, sizeof(name))
-				  : l->name,
+			l->name,
 			value(b[1], U_COUNT, 1, (double)l->calls[0]),
 			value(b[2], U_COUNT, 1, (double)l->calls[1]),
 			value(b[3], U_NS, 1, v[0]), value(b[4], U_NS, 1, v[1]),
@@ -248,9 +249,12 @@ void diff_text(FILE *out, const char *pa, const char *pb,
 	size_t n = measures(me, a, b);
 	struct diff_table t;
 
-	fprintf(out, "gputrace diff\n  before: %s (%s)\n  after:  %s (%s)\n\n",
-		dump_name(pa), *a->command ? a->command : a->exe, dump_name(pb),
-		*b->command ? b->command : b->exe);
+	fputs("gputrace diff\n", out);
+	report_line(out, "  before: %s (%s)", dump_name(pa),
+		    *a->command ? a->command : a->exe);
+	report_line(out, "  after:  %s (%s)", dump_name(pb),
+		    *b->command ? b->command : b->exe);
+	fputc('\n', out);
 	measures_text(out, me, n);
 	causes_text(out, a, b);
 	fprintf(out, "\nVerdicts\n");

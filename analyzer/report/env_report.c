@@ -47,7 +47,7 @@ static void versions(FILE *out, const struct model *m, const struct env_stats *s
 	cuda_version(rt, sizeof(rt), numv(&h[GT_ENV_RUNTIME_VERSION], 0));
 	snprintf(cupti, sizeof(cupti), "%lld",
 		 (long long)numv(&h[GT_ENV_CUPTI_VERSION], 0));
-	fprintf(out, "  driver %s (CUDA %s), runtime %s, CUPTI %s%s%s%s, NVML %s\n",
+	report_line(out, "  driver %s (CUDA %s), runtime %s, CUPTI %s%s%s%s, NVML %s",
 		rel->have && rel->text ? rel->text : "?", drv,
 		numv(&h[GT_ENV_RUNTIME_VERSION], 0) > 0 ? rt : "not seen",
 		env_cupti(m), numv(&h[GT_ENV_CUPTI_VERSION], 0) > 0 ? " (API " : "",
@@ -63,27 +63,29 @@ static void gpu_line(FILE *out, const struct model *m, uint32_t i)
 	const struct env_fact *name = DEV(n, GT_ENV_NAME);
 	int64_t cc = numv(DEV(n, GT_ENV_CC), -1), sms = c ? numv(DEV(c, GT_ENV_SM_COUNT), -1) : -1;
 	char mem[UNITS_BUF], sm[32] = "", links[32] = "n/a";
+	const char *source;
+	uint64_t total = env_gpu_memory(m, (int)i, &source);
 	int64_t up;
 
 	if (sms > 0)
 		snprintf(sm, sizeof(sm), ", %lld SMs", (long long)sms);
 	if (env_fact_num(DEV(n, GT_ENV_NVLINK_ACTIVE), &up))
 		snprintf(links, sizeof(links), "%lld up", (long long)up);
-	fprintf(out, "  GPU %u: %s%s, %s, compute capability %lld.%lld%s\n", i,
-		name->have && name->text ? name->text : "?", sm,
-		fmt_bytes(mem, sizeof(mem), (uint64_t)numv(DEV(n, GT_ENV_MEMORY), 0)),
-		(long long)cc / 10, (long long)cc % 10,
-		n->s.self_n ? " (this program's)" : "");
-	fprintf(out, "    PCIe gen%lld x%lld (max gen%lld x%lld), NVLink %s, "
-		"ECC %s, persistence %s\n",
-		(long long)numv(DEV(n, GT_ENV_PCIE_GEN), 0),
-		(long long)numv(DEV(n, GT_ENV_PCIE_WIDTH), 0),
-		(long long)numv(DEV(n, GT_ENV_PCIE_GEN_MAX), 0),
-		(long long)numv(DEV(n, GT_ENV_PCIE_WIDTH_MAX), 0),
-		links,
-		numv(DEV(n, GT_ENV_ECC), -1) < 0 ? "n/a" :
-		numv(DEV(n, GT_ENV_ECC), 0) ? "on" : "off",
-		numv(DEV(n, GT_ENV_PERSISTENCE), 0) ? "on" : "off");
+	report_line(out, "  GPU %u: %s%s, %s memory (%s), compute capability "
+		    "%lld.%lld%s", i, name->have && name->text ? name->text : "?", sm,
+		    fmt_bytes(mem, sizeof(mem), total), source,
+		    (long long)cc / 10, (long long)cc % 10,
+		    n->s.self_n ? " (this program's)" : "");
+	report_line(out, "    PCIe gen%lld x%lld (max gen%lld x%lld), NVLink %s, "
+		    "ECC %s, persistence %s",
+		    (long long)numv(DEV(n, GT_ENV_PCIE_GEN), 0),
+		    (long long)numv(DEV(n, GT_ENV_PCIE_WIDTH), 0),
+		    (long long)numv(DEV(n, GT_ENV_PCIE_GEN_MAX), 0),
+		    (long long)numv(DEV(n, GT_ENV_PCIE_WIDTH_MAX), 0),
+		    links,
+		    numv(DEV(n, GT_ENV_ECC), -1) < 0 ? "n/a" :
+		    numv(DEV(n, GT_ENV_ECC), 0) ? "on" : "off",
+		    numv(DEV(n, GT_ENV_PERSISTENCE), 0) ? "on" : "off");
 }
 
 static void topology_line(FILE *out, const struct env_stats *s)
@@ -108,13 +110,13 @@ static void cpu_line(FILE *out, const struct env_stats *s)
 	const struct env_fact *h = s->host;
 	const struct env_fact *aff = &h[GT_ENV_CPU_AFFINITY];
 	int64_t quota;
+	char q[64] = "";
 
-	fprintf(out, "  CPU: %lld cores, this process may use %lld (%s)",
-		(long long)numv(&h[GT_ENV_CPU_CORES], 0),
-		(long long)numv(aff, 0), aff->text ? aff->text : "?");
 	if (env_fact_num(&h[GT_ENV_CPU_QUOTA], &quota))
-		fprintf(out, ", cgroup quota %.1f CPUs", (double)quota / 1000);
-	fputc('\n', out);
+		snprintf(q, sizeof(q), ", cgroup quota %.1f CPUs", (double)quota / 1000);
+	report_line(out, "  CPU: %lld cores, this process may use %lld (%s)%s",
+		    (long long)numv(&h[GT_ENV_CPU_CORES], 0),
+		    (long long)numv(aff, 0), aff->text ? aff->text : "?", q);
 }
 
 /* "settings: A=1, B=2", wrapped, long ones cut (the JSON has them
@@ -164,60 +166,69 @@ static void environment(FILE *out, const struct model *m)
 static void gpu_state(FILE *out, const struct env_stats *s, uint32_t i)
 {
 	const struct env_gpu_samples *g = &s->nvml[i].s;
-	char mem[UNITS_BUF];
+	char mem[UNITS_BUF], line[512] = "", reasons[512] = "", pids[256] = "";
+	char more[48] = "";
+	size_t at = 0;
 
 	if (!g->n)
 		return;
-	fprintf(out, "  GPU %u: utilization (nvidia-smi) ", i);
 	if (g->util_n)
-		fprintf(out, "%.0f%% mean, %" PRIu64 "%% max", (double)g->util_sum /
-			(double)g->util_n, g->util_max);
+		report_line(out, "  GPU %u: nvidia-smi utilization %.0f%% mean, %" PRIu64
+			    "%% max", i, (double)g->util_sum / (double)g->util_n,
+			    g->util_max);
 	else
-		fprintf(out, "not available");
+		report_line(out, "  GPU %u: nvidia-smi utilization not available", i);
 	if (g->mem_used_max)
-		fprintf(out, "; memory used up to %s",
-			fmt_bytes(mem, sizeof(mem), g->mem_used_max));
-	fputs("\n   ", out);
-	if (g->sm_max)
-		fprintf(out, " SM clock %" PRIu64 "-%" PRIu64 " MHz;", g->sm_min, g->sm_max);
-	if (g->temp_max)
-		fprintf(out, " up to %" PRIu64 " C;", g->temp_max);
-	if (g->power_n)
-		fprintf(out, " power %.0f W mean, %.0f W max", (double)g->power_sum /
-			(double)g->power_n / 1000, (double)g->power_max / 1000);
-	fputc('\n', out);
-	for (unsigned b = 0, any = 0; b < ENV_REASON_BITS; b++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, " device memory in "
+				       "use (all processes) up to %s;",
+				       fmt_bytes(mem, sizeof(mem), g->mem_used_max));
+	if (g->sm_max && at < sizeof(line))
+		at += (size_t)snprintf(line + at, sizeof(line) - at, " SM clock %" PRIu64
+				       "-%" PRIu64 " MHz;", g->sm_min, g->sm_max);
+	if (g->temp_max && at < sizeof(line))
+		at += (size_t)snprintf(line + at, sizeof(line) - at, " up to %" PRIu64
+				       " C;", g->temp_max);
+	if (g->power_n && at < sizeof(line))
+		snprintf(line + at, sizeof(line) - at, " power %.0f W mean, %.0f W max",
+			 (double)g->power_sum / (double)g->power_n / 1000,
+			 (double)g->power_max / 1000);
+	if (*line)
+		report_line(out, "   %s", line);
+	at = 0;
+	for (unsigned b = 0; b < ENV_REASON_BITS && at < sizeof(reasons); b++)
 		if (g->reason_n[b])
-			fprintf(out, "%s%s %.0f%%", any++ ? ", " : "    clocks held down: ",
-				env_reason_name(b), 100.0 * (double)g->reason_n[b] /
-				(double)(g->reasons_n ? g->reasons_n : 1));
-	for (unsigned b = 0; b < ENV_REASON_BITS; b++)
-		if (g->reason_n[b]) {
-			fputs(" (of samples)\n", out);
-			break;
-		}
-	for (uint32_t k = 0; k < g->npids && k < 4; k++)
-		fprintf(out, "%spid %u (%s)", k ? ", " : "    other processes: ",
-			g->pids[k], fmt_bytes(mem, sizeof(mem), g->pid_mem[k]));
+			at += (size_t)snprintf(reasons + at, sizeof(reasons) - at, "%s%s %.0f%%",
+					       at ? ", " : "", env_reason_name(b),
+					       100.0 * (double)g->reason_n[b] /
+					       (double)(g->reasons_n ? g->reasons_n : 1));
+	if (*reasons)
+		report_line(out, "    clocks held down: %s (of samples)", reasons);
+	at = 0;
+	for (uint32_t k = 0; k < g->npids && k < 4 && at < sizeof(pids); k++)
+		at += (size_t)snprintf(pids + at, sizeof(pids) - at, "%spid %u (%s)",
+				       k ? ", " : "", g->pids[k],
+				       fmt_bytes(mem, sizeof(mem), g->pid_mem[k]));
 	if (g->npids > 4)
-		fprintf(out, ", ... %u more", g->npids - 4);
+		snprintf(more, sizeof(more), ", ... %u more", g->npids - 4);
 	if (g->npids)
-		fprintf(out, " in %.0f%% of samples\n",
-			100.0 * (double)g->other_n / (double)g->n);
+		report_line(out, "    other processes: %s%s in %.0f%% of samples", pids,
+			    more,
+			    100.0 * (double)g->other_n / (double)g->n);
 }
 
 static void cpu_state(FILE *out, const struct env_stats *s)
 {
+	char line[256] = "", *at = line, *end = line + sizeof(line);
 	double v;
 
-	fprintf(out, "  CPU:");
 	if (env_cpu_cores(s, GT_SAMPLE_CPU_USER, GT_SAMPLE_CPU_SYS, &v))
-		fprintf(out, " this process %.2f cores", v);
-	if (env_cpu_cores(s, GT_SAMPLE_CHILD_USER, GT_SAMPLE_CHILD_SYS, &v))
-		fprintf(out, ", its child processes %.2f cores", v);
-	if (s->children_known)
-		fprintf(out, " (%" PRIu64 " alive at most)", s->children_max);
-	fputc('\n', out);
+		at += snprintf(at, (size_t)(end - at), " this process %.2f cores", v);
+	if (env_cpu_cores(s, GT_SAMPLE_CHILD_USER, GT_SAMPLE_CHILD_SYS, &v) && at < end)
+		at += snprintf(at, (size_t)(end - at), ", its child processes %.2f cores", v);
+	if (s->children_known && at < end)
+		snprintf(at, (size_t)(end - at), " (%" PRIu64 " alive at most)",
+			 s->children_max);
+	report_line(out, "  CPU:%s", line);
 	if (env_host_share(s, GT_SAMPLE_HOST_IOWAIT, &v))
 		fprintf(out, "    machine: iowait %.1f%%", 100 * v);
 	if (env_host_share(s, GT_SAMPLE_HOST_IDLE, &v))

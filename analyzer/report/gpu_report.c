@@ -52,8 +52,8 @@ static void why_not(FILE *out, const struct gpu_stats *s)
 {
 	switch (s->state.state) {
 	case GT_CUPTI_TAKEN:
-		fprintf(out, "  CUPTI was held by another tool (%s): host timing "
-			"only\n", s->holder ? s->holder : "not named");
+		report_line(out, "  CUPTI was held by another tool (%s): host timing "
+			    "only", s->holder ? s->holder : "not named");
 		break;
 	case GT_CUPTI_MISSING:
 		fputs("  no libcupti could be loaded: host timing only\n", out);
@@ -64,12 +64,12 @@ static void why_not(FILE *out, const struct gpu_stats *s)
 		break;
 	case GT_CUPTI_WAITING:
 		if (s->no_window)
-			fprintf(out, "  no GPU window opened: %s\n", s->no_window);
+			report_line(out, "  no GPU window opened: %s", s->no_window);
 		else
-			fprintf(out, "  no GPU window opened: the run ended before the "
-				"first (%.1f s after the first GPU work,\n  "
-				"GPUTRACE_GPU_WARMUP_MS); GPUTRACE_GPU=all times every "
-				"kernel of a short run\n", s->state.warmup_ms / 1e3);
+			report_line(out, "  no GPU window opened: the run ended before the "
+				    "first (%.1f s after the first GPU work, "
+				    "GPUTRACE_GPU_WARMUP_MS); GPUTRACE_GPU=all times every "
+				    "kernel of a short run", s->state.warmup_ms / 1e3);
 		break;
 	default:
 		fputs("  off (GPUTRACE_GPU=off or GPUTRACE_CUPTI=0): host "
@@ -99,7 +99,9 @@ static void spans(FILE *out, const struct model *m, const struct gpu_stats *s)
 		    "are from these spans only", list, s->windows > n ? ", ..." : "");
 }
 
-/* GPU busy (export_facts.h), said what it is; GPU active beside it. */
+/* The three figures of GPU use, each under one name with what it
+ * measures over which time: GPU busy (export_facts.h), GPU active, and
+ * nvidia-smi's utilization as NVML sampled it. */
 static void busy_lines(FILE *out, const struct model *m, const struct gpu_stats *s)
 {
 	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF];
@@ -110,12 +112,14 @@ static void busy_lines(FILE *out, const struct model *m, const struct gpu_stats 
 		report_line(out, "  GPU busy %s of %s: " FACTS_BUSY_MEANS,
 			    fmt_share(a, sizeof(a), busy, span),
 			    fmt_ns(b, sizeof(b), span));
-	report_line(out, "  GPU active %s of the window time (%s): a kernel, copy "
-		    "or memset running", fmt_share(a, sizeof(a), active, s->window_ns),
-		    fmt_ns(c, sizeof(c), active));
+	report_line(out, "  GPU active %s of %s (%s): any kernel, copy or memset "
+		    "running, over every GPU-timed window (warm-up and pauses "
+		    "included)", fmt_share(a, sizeof(a), active, s->window_ns),
+		    fmt_ns(b, sizeof(b), s->window_ns), fmt_ns(c, sizeof(c), active));
 	if (env_smi_util_mean(m, &smi))
-		report_line(out, "  nvidia-smi said %.0f%% (its own sampling, over the "
-			    "run)", smi);
+		report_line(out, "  nvidia-smi utilization %.0f%%: NVML's share of "
+			    "time with a kernel running, sampled over the whole run "
+			    "(Machine state)", smi);
 }
 
 static void summary(FILE *out, const struct model *m, const struct gpu_stats *s)
@@ -183,17 +187,9 @@ static const char *num(char *buf, uint64_t v)
 	return buf;
 }
 
-static const char *bandwidth(char *buf, const struct row_gpu *g)
-{
-	if (!g->total_ns)
-		return "-";
-	snprintf(buf, UNITS_BUF, "%.2f GB/s", (double)g->bytes / (double)g->total_ns);
-	return buf;
-}
-
 static void kernel_table(FILE *out, const struct model *m, size_t top)
 {
-	char buf[7][UNITS_BUF], name[512];
+	char buf[7][UNITS_BUF];
 	const char *cells[7];
 	size_t n, shown;
 	struct row **rows = gpu_rows_by_time(m, ROW_KERNEL, &n);
@@ -201,10 +197,11 @@ static void kernel_table(FILE *out, const struct model *m, size_t top)
 
 	shown = top && top < n ? top : n;
 	table_init(&t, kernel_cols, 7);
+	table_kernel_names(&t);
 	for (size_t i = 0; i < shown; i++) {
 		const struct row_gpu *g = rows[i]->gpu;
 
-		cells[0] = report_kernel_name(rows[i]->name, name, sizeof(name));
+		cells[0] = rows[i]->name;
 		cells[1] = num(buf[1], g->calls);
 		cells[2] = fmt_ns(buf[2], UNITS_BUF, g->total_ns);
 		cells[3] = fmt_ns(buf[3], UNITS_BUF, g->total_ns / g->calls);
@@ -232,11 +229,14 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 	size_t n, shown;
 	struct row **rows = gpu_rows_by_time(m, ROW_COPY, &n);
 	struct table t;
+	unsigned seen = 0;
 
 	shown = top && top < n ? top : n;
 	table_init(&t, copy_cols, 7);
 	for (size_t i = 0; i < shown; i++) {
 		const struct row_gpu *g = rows[i]->gpu;
+		enum bw_state st;
+		double v;
 
 		cells[0] = rows[i]->name;
 		cells[1] = direction_name(rows[i]->direction);
@@ -244,7 +244,9 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 		cells[3] = num(buf[3], g->calls);
 		cells[4] = fmt_bytes(buf[4], UNITS_BUF, g->bytes);
 		cells[5] = fmt_ns(buf[5], UNITS_BUF, g->total_ns);
-		cells[6] = bandwidth(buf[6], g);
+		st = report_bandwidth(m, rows[i]->direction, g->bytes, g->total_ns, &v);
+		seen |= st != BW_OK ? 1u << st : 0;
+		cells[6] = report_bandwidth_cell(buf[6], UNITS_BUF, st, v);
 		table_add(&t, cells);
 	}
 	if (n) {
@@ -252,31 +254,57 @@ static void copy_table(FILE *out, const struct model *m, size_t top)
 		table_print(out, &t, report_width());
 		if (shown < n)
 			fprintf(out, "  ... %zu more\n", n - shown);
+		report_bandwidth_notes(out, m, seen);
 	}
 	table_release(&t);
 	free(rows);
 }
 
+static const struct table_column only_cols[] = {
+	{ "Kernel", 1 }, { "Run by", 1 }, { "GPU runs", 0 }, { "GPU total", 0 },
+};
+
+static int by_only_time(const void *pa, const void *pb)
+{
+	const struct gpu_kernel_only *a = *(const struct gpu_kernel_only *const *)pa;
+	const struct gpu_kernel_only *b = *(const struct gpu_kernel_only *const *)pb;
+
+	if (a->g.total_ns != b->g.total_ns)
+		return a->g.total_ns > b->g.total_ns ? -1 : 1;
+	return strcmp(a->symbol, b->symbol);
+}
+
+/* Most GPU time first. */
 static void only_table(FILE *out, const struct gpu_stats *s)
 {
-	size_t n, pos = 0;
-	struct gpu_kernel_only *k;
-	char a[UNITS_BUF], name[512];
+	size_t n;
+	struct gpu_kernel_only **v;
+	char buf[4][UNITS_BUF];
+	const char *cells[4];
+	struct table t;
 
-	n = s->only.len;
-	if (!n)
+	if (!s->only.len)
 		return;
 	fputs("\nKernels without a launch of their own (run by graphs, or not "
 	      "joined)\n", out);
-	while ((k = hmap_next(&s->only, &pos))) {
+	v = (struct gpu_kernel_only **)hmap_values(&s->only, &n);
+	qsort(v, n, sizeof(*v), by_only_time);
+	table_init(&t, only_cols, ARRAY_SIZE(only_cols));
+	table_kernel_names(&t);
+	for (size_t i = 0; i < n; i++) {
+		const struct gpu_kernel_only *k = v[i];
 		char *dem = demangle(strchr(k->symbol, ' ') + 1);
 
-		fprintf(out, "  %-60s %-9s %8" PRIu64 " %10s\n",
-			report_kernel_name(dem, name, sizeof(name)),
-			k->via_graph ? "graph" : "unjoined", k->g.calls,
-			fmt_ns(a, sizeof(a), k->g.total_ns));
+		cells[0] = dem;
+		cells[1] = k->via_graph ? "graph" : "unjoined";
+		cells[2] = num(buf[2], k->g.calls);
+		cells[3] = fmt_ns(buf[3], UNITS_BUF, k->g.total_ns);
+		table_add(&t, cells);
 		free(dem);
 	}
+	table_print(out, &t, report_width());
+	table_release(&t);
+	free(v);
 }
 
 void gpu_report_text(FILE *out, const struct model *m, size_t top)

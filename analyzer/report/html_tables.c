@@ -15,6 +15,7 @@
 #include "analyzer/report/html_internal.h"
 #include "analyzer/passes/nccl.h"
 #include "analyzer/passes/nvtx.h"
+#include "analyzer/report/report.h"
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/util.h"
 
@@ -93,12 +94,16 @@ static void kernels(FILE *out, const struct model *m)
 	free(rows);
 }
 
-static const char *gbps(char *b, const struct row *r)
+/* Bytes over GPU time (bandwidth.c); "-" unknown or doubtful. */
+static const char *gbps(const struct model *m, char *b, const struct row *r)
 {
-	if (!r->total_ns)
-		return "-";
-	snprintf(b, UNITS_BUF, "%.2f GB/s", (double)r->bytes / (double)r->total_ns);
-	return b;
+	uint64_t bytes, ns;
+	double v;
+	enum bw_state st;
+
+	report_class_gpu(m, r, &bytes, &ns);
+	st = report_bandwidth(m, r->direction, bytes, ns, &v);
+	return report_bandwidth_cell(b, UNITS_BUF, st, v);
 }
 
 static void copies(FILE *out, const struct model *m)
@@ -106,7 +111,7 @@ static void copies(FILE *out, const struct model *m)
 	static const struct col cols[] = {
 		{ "Direction", 0 }, { "Host memory", 0 }, { "Mode", 0 },
 		{ "Calls", 1 }, { "Bytes", 1 }, { "Host time", 1 },
-		{ "Effective", 1 },
+		{ "GPU bandwidth", 1 },
 	};
 	size_t n, shown;
 	struct row **rows = model_rows(m, ROW_COPYCLASS, &n);
@@ -121,7 +126,7 @@ static void copies(FILE *out, const struct model *m)
 			direction_name(r->direction), memory_name(r->memory),
 			r->async ? "async" : "sync", u64(b[3], r->calls),
 			fmt_bytes(b[4], UNITS_BUF, r->bytes), ns(b[5], r->total_ns),
-			gbps(b[6], r),
+			gbps(m, b[6], r),
 		};
 
 		table_row(out, cols, ARRAY_SIZE(cols), cells);

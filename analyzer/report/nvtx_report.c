@@ -47,14 +47,19 @@ static void marks_line(FILE *out, const struct model *m)
 {
 	size_t n, i;
 	struct nvtx_row **v = nvtx_rows(m, 1, &n);
+	char *line = xstrdup(""), *next, more[48] = "";
 
-	for (i = 0; i < n && i < 8; i++)
-		fprintf(out, "%s%s%s%s x%" PRIu64, i ? ", " : "  marks: ", v[i]->name,
-			*v[i]->domain ? " @" : "", v[i]->domain, v[i]->calls);
+	for (i = 0; i < n && i < 8; i++) {
+		next = xasprintf("%s%s%s%s%s x%" PRIu64, line, i ? ", " : "", v[i]->name,
+				 *v[i]->domain ? " @" : "", v[i]->domain, v[i]->calls);
+		free(line);
+		line = next;
+	}
 	if (n > 8)
-		fprintf(out, ", ... %zu more", n - 8);
+		snprintf(more, sizeof(more), ", ... %zu more", n - 8);
 	if (n)
-		fputc('\n', out);
+		report_line(out, "  marks: %s%s", line, more);
+	free(line);
 	free(v);
 }
 
@@ -67,8 +72,9 @@ void nvtx_report_text(FILE *out, const struct model *m, size_t top)
 	struct table t;
 
 	if (n || (m->nvtx && m->nvtx->rows.len)) {
-		fprintf(out, "\nNVTX ranges (wall time per range%s)\n",
-			nvtx_gpu_known(m) ? "" : "; GPU active time needs GPU records");
+		fputc('\n', out);
+		report_line(out, "NVTX ranges (wall time per range%s)",
+			    nvtx_gpu_known(m) ? "" : "; GPU active time needs GPU records");
 		shown = top && top < n ? top : n;
 		table_init(&t, range_cols, ARRAY_SIZE(range_cols));
 		for (i = 0; i < shown; i++) {

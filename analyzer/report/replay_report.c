@@ -18,7 +18,8 @@
 #define TL_ROWS 6               /* rows per timeline: threads, streams */
 #define TL_MIN_COLS 20
 #define TL_MAX_COLS 80
-#define TL_LABEL 20             /* "    thread 12345  |", and "|" */
+#define TL_NAME 16              /* "GPU 0 stream 7", "thread 12345" */
+#define TL_LABEL (4 + TL_NAME + 3)  /* "    " name " |" ... "|" */
 
 static const struct table_column fix_cols[] = {
 	{ "Fix", 1 }, { "Class", 1 }, { "Step time", 0 }, { "Gain", 0 },
@@ -31,28 +32,48 @@ static const char item_chars[RK_KINDS] = {
 
 static const char op_chars[] = { 'K', 'C', 'M', 'G' };
 
+const char *replay_stream_label(const struct rp_graph *g, size_t s, char *buf,
+				size_t size)
+{
+	uint64_t n = g->stream_name ? g->stream_name[s] : RP_STREAM_HOST | s;
+
+	if (n & RP_STREAM_HOST)
+		snprintf(buf, size, "stream %u (host)", (unsigned)(n & 0xffffffffu));
+	else
+		snprintf(buf, size, "GPU %u stream %u", (unsigned)(n >> 32 & 0x7fffffffu),
+			 (unsigned)(n & 0xffffffffu));
+	return buf;
+}
+
+/* Each fix's replayed step time and gain; a larger batch's step does k
+ * times the samples: its gain is in time per sample, and said so. */
 static void fix_table(FILE *out, const struct rp_summary *s)
 {
-	char step[UNITS_BUF], gain[16];
+	char step[UNITS_BUF], gain[32], label[96];
 	const char *cells[4];
 	struct table t;
+	const struct rp_fix_result *batch = &s->fix[FIX_BATCH];
 
 	table_init(&t, fix_cols, ARRAY_SIZE(fix_cols));
 	for (int f = 0; f < FIX_KINDS; f++) {
 		const struct rp_fix_result *r = &s->fix[f];
-		double per = f == FIX_BATCH ? r->k : 1;
 
-		cells[0] = replay_fix_text(r);
+		cells[0] = replay_fix_label(r, label, sizeof(label));
 		cells[1] = r->applies ? verdict_class_name(r->cls) : "-";
 		cells[2] = r->applies ? fmt_ns(step, sizeof(step),
-					       sat_from_double(r->span / per / s->steps)) :
+					       sat_from_double(r->span / s->steps)) :
 			   "nothing to change";
-		snprintf(gain, sizeof(gain), "%.0f%%", -100 * r->gain);
+		snprintf(gain, sizeof(gain), "%.0f%%%s", -100 * r->gain,
+			 f == FIX_BATCH ? " per sample" : "");
 		cells[3] = r->applies ? gain : "-";
 		table_add(&t, cells);
 	}
 	table_print(out, &t, report_width());
 	table_release(&t);
+	if (batch->applies)
+		report_line(out, "  Step time: the replayed step; %s's step does "
+			    "%.0fx the samples, its gain is in time per sample",
+			    replay_fix_label(batch, label, sizeof(label)), batch->k);
 }
 
 /* The step drawn: the middle one. */
@@ -121,7 +142,10 @@ static void thread_rows(FILE *out, const struct rp_graph *g,
 			}
 		}
 		if (any || th == 0) {
-			fprintf(out, "    thread %-7u|%s|\n", g->th[th].tid, c->row);
+			char name[32];
+
+			snprintf(name, sizeof(name), "thread %u", g->th[th].tid);
+			fprintf(out, "    %-*s |%s|\n", TL_NAME, name, c->row);
 			(*rows)++;
 		}
 	}
@@ -141,7 +165,8 @@ static size_t *ops_drawn(const struct rp_graph *g, const struct rp_times *t,
 }
 
 static void stream_rows(FILE *out, const struct rp_graph *g,
-			const struct rp_times *t, struct canvas *c, size_t *rows)
+			const struct rp_graph *names, const struct rp_times *t,
+			struct canvas *c, size_t *rows)
 {
 	size_t nv, *v = ops_drawn(g, t, c, &nv);
 
@@ -159,26 +184,39 @@ static void stream_rows(FILE *out, const struct rp_graph *g,
 			any = 1;
 		}
 		if (any) {
-			fprintf(out, "    stream %-7zu|%s|\n", s, c->row);
+			char name[48];
+
+			fprintf(out, "    %-*s |%s|\n", TL_NAME,
+				replay_stream_label(names, s, name, sizeof(name)), c->row);
 			(*rows)++;
 		}
 	}
 	free(v);
 }
 
+/* One step of g drawn; streams named as in names (the recorded graph:
+ * a fix keeps its streams).  A step the replay gave no host time of its
+ * own (its calls merged into another's) is said so, not drawn. */
 static void draw(FILE *out, const char *title, const struct rp_graph *g,
-		 const struct rp_times *t, struct canvas *c, uint32_t step)
+		 const struct rp_graph *names, const struct rp_times *t,
+		 struct canvas *c, uint32_t step)
 {
 	char len[UNITS_BUF];
 	size_t rows = 0;
 
+	if (t->step0[step + 1] <= t->step0[step]) {
+		report_line(out, "   %s: no host time of step #%u in the replayed span "
+			    "(its calls went into another step's): not drawn", title,
+			    step);
+		return;
+	}
 	c->t0 = t->step0[step];
 	c->used = (t->step0[step + 1] - c->t0 + c->slot - 1) / c->slot;
 	c->used = c->used > c->cols ? c->cols : c->used;
 	fprintf(out, "   %s: host step %s\n", title,
 		fmt_ns(len, sizeof(len), t->step0[step + 1] - t->step0[step]));
 	thread_rows(out, g, t, c, &rows);
-	stream_rows(out, g, t, c, &rows);
+	stream_rows(out, g, names, t, c, &rows);
 }
 
 static void timelines(FILE *out, const struct rp_summary *s)
@@ -198,15 +236,16 @@ static void timelines(FILE *out, const struct rp_summary *s)
 		    "scale: a column is %s; - CPU, L launch, W waiting, C copy, G graph, "
 		    "N NCCL; K kernel, M memset on the GPU", step,
 		    fmt_ns(slot, sizeof(slot), c.slot));
-	draw(out, "as recorded (replayed)", &s->g, &s->bt, &c, step);
+	draw(out, "as recorded (replayed)", &s->g, &s->g, &s->bt, &c, step);
 	for (size_t i = 0; i < s->ntop; i++) {
-		char title[96];
+		char title[128], label[96];
 		struct rp_graph g;
 		struct rp_times t;
 
-		snprintf(title, sizeof(title), "with %s", replay_fix_text(&s->fix[s->top[i]]));
+		snprintf(title, sizeof(title), "with %s",
+			 replay_fix_label(&s->fix[s->top[i]], label, sizeof(label)));
 		replay_top_fix(s, i, &g, &t);
-		draw(out, title, &g, &t, &c, step);
+		draw(out, title, &g, &s->g, &t, &c, step);
 		replay_release(&g);
 		replay_times_release(&t);
 	}
@@ -255,8 +294,9 @@ static void fix_json(struct json *j, const struct rp_summary *s, int f)
 	json_key(j, "k");
 	json_double(j, r->k);
 	json_key(j, "step_ns");
-	json_uint(j, sat_from_double(r->span / (f == FIX_BATCH && r->applies ? r->k : 1) /
-				     s->steps));
+	json_uint(j, sat_from_double(r->span / s->steps));
+	json_key(j, "per_sample");
+	json_bool(j, f == FIX_BATCH);
 	json_key(j, "gain");
 	json_double(j, r->gain);
 	json_end_object(j);

@@ -47,11 +47,9 @@ static void rect(FILE *out, const struct frame *f, uint64_t a, uint64_t b,
 		SVG_ROW - 3, color);
 }
 
-static void label(FILE *out, const struct frame *f, const char *what,
-		  uint64_t id)
+static void label(FILE *out, const struct frame *f, const char *name)
 {
-	fprintf(out, "<text x=\"4\" y=\"%.1f\">%s %" PRIu64 "</text>", f->y + 10,
-		what, id);
+	fprintf(out, "<text x=\"4\" y=\"%.1f\">%s</text>", f->y + 10, name);
 }
 
 static size_t thread_rows(FILE *out, const struct rp_graph *g,
@@ -60,7 +58,10 @@ static size_t thread_rows(FILE *out, const struct rp_graph *g,
 	size_t rows = 0;
 
 	for (size_t th = 0; th < g->nth && rows < SVG_ROWS / 2; th++, rows++) {
-		label(out, f, "thread", g->th[th].tid);
+		char name[32];
+
+		snprintf(name, sizeof(name), "thread %u", g->th[th].tid);
+		label(out, f, name);
 		for (size_t i = g->th[th].first; i < g->th[th].first + g->th[th].n; i++) {
 			const struct rp_item *it = &g->items[i];
 			int waited = it->wkind != RW_NONE && t->it1[i] - t->it0[i] > it->own;
@@ -74,10 +75,13 @@ static size_t thread_rows(FILE *out, const struct rp_graph *g,
 }
 
 static void stream_rows(FILE *out, const struct rp_graph *g,
-			const struct rp_times *t, struct frame *f, size_t rows)
+			const struct rp_graph *names, const struct rp_times *t,
+			struct frame *f, size_t rows)
 {
 	for (size_t s = 0; s < g->nstreams && rows < SVG_ROWS; s++, rows++) {
-		label(out, f, "stream", s);
+		char name[48];
+
+		label(out, f, replay_stream_label(names, s, name, sizeof(name)));
 		for (size_t o = 0; o < g->nops; o++)
 			if (g->ops[o].stream == s)
 				rect(out, f, t->op0[o], t->op1[o] > t->op0[o] ?
@@ -86,17 +90,26 @@ static void stream_rows(FILE *out, const struct rp_graph *g,
 	}
 }
 
+/* One step of g; a step the replay gave no host time of its own is said
+ * so, not drawn (as in the text report). */
 static void one(FILE *out, const char *title, const struct rp_graph *g,
-		const struct rp_times *t, uint32_t step, struct frame *f)
+		const struct rp_graph *names, const struct rp_times *t,
+		uint32_t step, struct frame *f)
 {
 	char len[UNITS_BUF];
 
 	f->t0 = t->step0[step];
 	f->len = t->step0[step + 1] - t->step0[step];
-	fprintf(out, "<text x=\"4\" y=\"%.1f\" font-weight=\"bold\">%s: host step %s"
-		"</text>", f->y + 12, title, fmt_ns(len, sizeof(len), f->len));
+	if (!f->len)
+		fprintf(out, "<text x=\"4\" y=\"%.1f\" font-weight=\"bold\">%s: no "
+			"host time of step #%u in the replayed span: not drawn</text>",
+			f->y + 12, title, step);
+	else
+		fprintf(out, "<text x=\"4\" y=\"%.1f\" font-weight=\"bold\">%s: host "
+			"step %s</text>", f->y + 12, title, fmt_ns(len, sizeof(len), f->len));
 	f->y += SVG_TITLE;
-	stream_rows(out, g, t, f, thread_rows(out, g, t, f));
+	if (f->len)
+		stream_rows(out, g, names, t, f, thread_rows(out, g, t, f));
 	f->y += 6;
 }
 
@@ -112,13 +125,15 @@ static void drawing(FILE *out, const struct rp_summary *s)
 		return;
 	fprintf(out, "<svg class=\"whatif\" width=\"%d\" height=\"%.0f\" "
 		"font-size=\"11\" font-family=\"sans-serif\">", SVG_W, h);
-	one(out, "as recorded (replayed)", &s->g, &s->bt, step, &f);
+	one(out, "as recorded (replayed)", &s->g, &s->g, &s->bt, step, &f);
 	for (size_t i = 0; i < s->ntop; i++) {
 		struct rp_graph g;
 		struct rp_times t;
+		char label[96];
 
 		replay_top_fix(s, i, &g, &t);
-		one(out, replay_fix_text(&s->fix[s->top[i]]), &g, &t, step, &f);
+		one(out, replay_fix_label(&s->fix[s->top[i]], label, sizeof(label)),
+		    &g, &s->g, &t, step, &f);
 		replay_release(&g);
 		replay_times_release(&t);
 	}
@@ -127,23 +142,23 @@ static void drawing(FILE *out, const struct rp_summary *s)
 		"pink memset</p>\n");
 }
 
+/* As the text report's table: a larger batch's gain per sample. */
 static void fix_rows(FILE *out, const struct rp_summary *s)
 {
-	char step[UNITS_BUF];
+	char step[UNITS_BUF], label[96];
 
-	fprintf(out, "<table><tr><th>Fix</th><th>Class</th><th>Step time</th>"
-		"<th>Gain</th></tr>\n");
+	fprintf(out, "<table><tr><th>Fix</th><th>Class</th><th>Step time (replayed)"
+		"</th><th>Gain</th></tr>\n");
 	for (int f = 0; f < FIX_KINDS; f++) {
 		const struct rp_fix_result *r = &s->fix[f];
-		double per = f == FIX_BATCH ? r->k : 1;
 
 		if (!r->applies)
 			continue;
-		fprintf(out, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.0f%%</td>"
-			"</tr>\n", replay_fix_text(r),
+		fprintf(out, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.0f%%%s</td>"
+			"</tr>\n", replay_fix_label(r, label, sizeof(label)),
 			verdict_class_name(r->cls),
-			fmt_ns(step, sizeof(step), sat_from_double(r->span / per / s->steps)),
-			-100 * r->gain);
+			fmt_ns(step, sizeof(step), sat_from_double(r->span / s->steps)),
+			-100 * r->gain, f == FIX_BATCH ? " per sample" : "");
 	}
 	fprintf(out, "</table>\n");
 }

@@ -10,8 +10,8 @@
 #include "analyzer/model/model.h"
 
 #define REPORT_WIDTH 100        /* prose wraps here at the most; tables fit
-				   a terminal this wide if its width is
-				   not known */
+				   this width when the terminal's is not
+				   known (a file, a pipe) */
 
 struct report_opts {
 	size_t top;             /* rows per table, 0 = all */
@@ -23,20 +23,48 @@ void report_text(FILE *out, const struct model *m,
 void report_json(FILE *out, const struct model *m);
 
 /*
- * The width of the text report (report_lines.c).  Tables fit in it, names
- * cut with "..." when they must; prose wraps at it, or at REPORT_WIDTH if
- * that is less, and is never cut.  0 sets no limit.  full_names (--wide):
- * kernels under their whole demangled names, not the short form.
+ * The width of the text report (report_lines.c).  Tables fit in it,
+ * kernel names shortened by structure (shortname.h), other names cut
+ * with "..." when they must; prose wraps at it, or at REPORT_WIDTH if
+ * that is less, and is never cut.  0 (--wide) sets no limit: kernels
+ * under their whole demangled names.
  */
-void report_set_width(size_t columns, int full_names);
+void report_set_width(size_t columns);
 /* The width set, SIZE_MAX for no limit. */
 size_t report_width(void);
 /* The width stdout asks for: a terminal's columns (TIOCGWINSZ), else
- * COLUMNS, else REPORT_WIDTH on a terminal; 0 (no limit) for a file or a
- * pipe, which should lose nothing. */
+ * COLUMNS, else REPORT_WIDTH (a file or a pipe). */
 size_t report_terminal_width(void);
-/* A kernel's name for a table: short (demangle.h) into buf, or full. */
-const char *report_kernel_name(const char *full, char *buf, size_t size);
+
+/* ---- copy bandwidth (bandwidth.c) ---------------------------------------- */
+
+/* The PCIe link of the GPU the program used, at its top rate: its
+ * generation's most (the link slows down when idle) at its width. */
+struct report_link {
+	double gbps;                /* per direction */
+	char name[32];              /* "PCIe gen5 x16" */
+};
+/* 1 and *l when the dump records the link, else 0. */
+int report_link(const struct model *m, struct report_link *l);
+
+enum bw_state {
+	BW_OK,
+	BW_NO_GPU,                  /* no GPU time: not known */
+	BW_ABOVE_LINK,              /* above what the link carries: doubtful */
+};
+/* Bytes over GPU time (GB/s) for a copy in direction (GT_DIR_*). */
+enum bw_state report_bandwidth(const struct model *m, uint8_t direction,
+			       uint64_t bytes, uint64_t gpu_ns, double *gbps);
+/* "14.27 GB/s", "2.35 MB/s", or "-" unless BW_OK. */
+const char *report_bandwidth_cell(char *buf, size_t size, enum bw_state st,
+				  double gbps);
+/* Under a table: what its "-" mean, for each state set in seen (bits of
+ * 1 << BW_*). */
+void report_bandwidth_notes(FILE *out, const struct model *m, unsigned seen);
+/* The GPU records of a copy class's copies (ROW_COPY rows of its
+ * direction, host memory and mode): 1 and their bytes and time, or 0. */
+int report_class_gpu(const struct model *m, const struct row *cls,
+		     uint64_t *bytes, uint64_t *ns);
 
 /* One line, made printable and wrapped at word boundaries, each further
  * line indented 4 more than the first. */

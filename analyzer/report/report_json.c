@@ -71,16 +71,43 @@ static void copy(struct json *j, const struct row *r)
 	gpu_row_json(j, r, ROW_COPY);
 }
 
-static void copy_class(struct json *j, const struct row *r)
+static void copy_class(struct json *j, const struct model *m, const struct row *r)
 {
+	uint64_t bytes, ns;
+	double v;
+
 	put_str(j, "direction", direction_name(r->direction));
 	put_str(j, "memory", memory_name(r->memory));
 	put_bool(j, "async", r->async);
 	put_uint(j, "calls", r->calls);
 	put_uint(j, "bytes", r->bytes);
 	put_uint(j, "host_ns_total", r->total_ns);
-	json_key(j, "gbps");
-	json_double(j, r->total_ns ? (double)r->bytes / (double)r->total_ns : 0);
+	report_class_gpu(m, r, &bytes, &ns);
+	put_uint(j, "gpu_bytes", bytes);
+	put_uint(j, "gpu_ns_total", ns);
+	json_key(j, "gbps");        /* bytes over GPU time; null: not known,
+				       or above the host link's rate */
+	if (report_bandwidth(m, r->direction, bytes, ns, &v) == BW_OK)
+		json_double(j, v);
+	else
+		json_null(j);
+}
+
+/* Like table(): its rows need the model for their bandwidth. */
+static void copy_classes(struct json *j, const struct model *m)
+{
+	size_t n;
+	struct row **rows = model_rows(m, ROW_COPYCLASS, &n);
+
+	json_key(j, "copy_classes");
+	json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		json_begin_object(j);
+		copy_class(j, m, rows[i]);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	free(rows);
 }
 
 static void hostmem(struct json *j, const struct row *r)
@@ -199,7 +226,7 @@ void report_json(FILE *out, const struct model *m)
 	table(&j, m, "kernels", ROW_KERNEL, kernel);
 	table(&j, m, "graphs", ROW_GRAPH, graph);
 	table(&j, m, "copies", ROW_COPY, copy);
-	table(&j, m, "copy_classes", ROW_COPYCLASS, copy_class);
+	copy_classes(&j, m);
 	table(&j, m, "host_memory", ROW_HOSTMEM, hostmem);
 	memory(&j, m);
 	table(&j, m, "sets", ROW_SET, set);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report_lines.c - the width of the text report (the terminal's, or none
- * for a file) and its lines: one line made printable and wrapped at word
+ * report_lines.c - the width of the text report (the terminal's, else
+ * COLUMNS, else REPORT_WIDTH; none with --wide) and its lines: one line made printable and wrapped at word
  * boundaries, text made printable and wrapped after a prefix.  Every
  * section of the text report writes its prose through these; prose is
  * wrapped, never cut.
@@ -14,7 +14,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "analyzer/lib/demangle.h"
 #include "analyzer/report/report.h"
 #include "analyzer/lib/table.h"
 #include "analyzer/lib/util.h"
@@ -22,12 +21,10 @@
 #define MIN_WIDTH 60            /* narrower terminals get this much */
 
 static size_t width = REPORT_WIDTH;
-static int full_kernel_names;
 
-void report_set_width(size_t columns, int full_names)
+void report_set_width(size_t columns)
 {
 	width = columns ? (columns < MIN_WIDTH ? MIN_WIDTH : columns) : SIZE_MAX;
-	full_kernel_names = full_names;
 }
 
 size_t report_width(void)
@@ -47,15 +44,7 @@ size_t report_terminal_width(void)
 		return ws.ws_col;
 	if (env && *env && !*end && v > 0)
 		return (size_t)v;
-	return isatty(STDOUT_FILENO) ? REPORT_WIDTH : 0;
-}
-
-const char *report_kernel_name(const char *full, char *buf, size_t size)
-{
-	if (full_kernel_names)
-		return full;
-	short_kernel_name(full, buf, size);
-	return buf;
+	return REPORT_WIDTH;
 }
 
 /* How much text fits on a line of prose after prefix (20 at least). */

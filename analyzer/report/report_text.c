@@ -10,7 +10,6 @@
 
 #include "analyzer/passes/callsite.h"
 #include "analyzer/passes/cost.h"
-#include "analyzer/lib/demangle.h"
 #include "analyzer/diagnosis/diagnosis.h"
 #include "analyzer/passes/env.h"
 #include "analyzer/passes/gpu.h"
@@ -22,9 +21,15 @@
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/util.h"
 
+/* What a table's rows are filled with, and what its cells left out. */
+struct fill_ctx {
+	const struct model *m;
+	unsigned seen;              /* bandwidths not shown: 1 << BW_* */
+};
+
 /* Fills cells[] for one row; numbers go into buf. */
-typedef void (*fill_fn)(const struct row *r, char (*buf)[UNITS_BUF],
-			const char **cells);
+typedef void (*fill_fn)(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells);
 
 struct section {
 	const char *title;
@@ -33,6 +38,7 @@ struct section {
 	size_t ncols;
 	fill_fn fill;
 	int always;             /* shown even when it has no rows */
+	int names;              /* the first column holds kernel names */
 };
 
 static const char *count(char *buf, uint64_t v)
@@ -46,12 +52,11 @@ static const char *mean(char *buf, const struct row *r)
 	return fmt_ns(buf, UNITS_BUF, r->calls ? r->total_ns / r->calls : 0);
 }
 
-static void launch_cells(const struct row *r, char (*buf)[UNITS_BUF],
-			 const char **cells)
+static void launch_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
-	static char name[512];          /* the table copies its cells */
-
-	cells[0] = report_kernel_name(r->name, name, sizeof(name));
+	(void)x;
+	cells[0] = r->name;
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
 	cells[3] = mean(buf[3], r);
@@ -59,9 +64,10 @@ static void launch_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[5] = fmt_ns(buf[5], UNITS_BUF, hist_quantile(&r->hist, 0.99));
 }
 
-static void copy_cells(const struct row *r, char (*buf)[UNITS_BUF],
-		       const char **cells)
+static void copy_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
+	(void)x;
 	cells[0] = r->name;
 	cells[1] = direction_name(r->direction);
 	cells[2] = memory_name(r->memory);
@@ -72,17 +78,21 @@ static void copy_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[7] = mean(buf[7], r);
 }
 
-/* Effective bandwidth: bytes over the host time the calls took. */
-static const char *gbps(char *buf, const struct row *r)
+/* Bandwidth: the class's bytes over its GPU time (bandwidth.c). */
+static const char *gbps(struct fill_ctx *x, char *buf, const struct row *r)
 {
-	if (!r->total_ns)
-		return "-";
-	snprintf(buf, UNITS_BUF, "%.2f GB/s", (double)r->bytes / (double)r->total_ns);
-	return buf;
+	uint64_t bytes, ns;
+	double v;
+	enum bw_state st;
+
+	report_class_gpu(x->m, r, &bytes, &ns);
+	st = report_bandwidth(x->m, r->direction, bytes, ns, &v);
+	x->seen |= st != BW_OK ? 1u << st : 0;
+	return report_bandwidth_cell(buf, UNITS_BUF, st, v);
 }
 
-static void class_cells(const struct row *r, char (*buf)[UNITS_BUF],
-			const char **cells)
+static void class_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
 	cells[0] = direction_name(r->direction);
 	cells[1] = memory_name(r->memory);
@@ -90,12 +100,13 @@ static void class_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[3] = count(buf[3], r->calls);
 	cells[4] = fmt_bytes(buf[4], UNITS_BUF, r->bytes);
 	cells[5] = fmt_ns(buf[5], UNITS_BUF, r->total_ns);
-	cells[6] = gbps(buf[6], r);
+	cells[6] = gbps(x, buf[6], r);
 }
 
-static void hostmem_cells(const struct row *r, char (*buf)[UNITS_BUF],
-			  const char **cells)
+static void hostmem_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
+	(void)x;
 	cells[0] = r->name;
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_bytes(buf[2], UNITS_BUF, r->bytes);
@@ -103,9 +114,10 @@ static void hostmem_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[4] = mean(buf[4], r);
 }
 
-static void set_cells(const struct row *r, char (*buf)[UNITS_BUF],
-		      const char **cells)
+static void set_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
+	(void)x;
 	cells[0] = r->name;
 	cells[1] = r->async ? "async" : "sync";
 	cells[2] = count(buf[2], r->calls);
@@ -114,9 +126,10 @@ static void set_cells(const struct row *r, char (*buf)[UNITS_BUF],
 	cells[5] = mean(buf[5], r);
 }
 
-static void wait_cells(const struct row *r, char (*buf)[UNITS_BUF],
-		       const char **cells)
+static void wait_cells(struct fill_ctx *x, const struct row *r,
+			char (*buf)[UNITS_BUF], const char **cells)
 {
+	(void)x;
 	cells[0] = r->name;
 	cells[1] = count(buf[1], r->calls);
 	cells[2] = fmt_ns(buf[2], UNITS_BUF, r->total_ns);
@@ -139,7 +152,7 @@ static const struct table_column copy_cols[] = {
 };
 static const struct table_column class_cols[] = {
 	{ "Dir", 1 }, { "Memory", 1 }, { "Mode", 1 }, { "Calls", 0 },
-	{ "Bytes", 0 }, { "Host time", 0 }, { "Effective", 0 },
+	{ "Bytes", 0 }, { "Host time", 0 }, { "GPU bandwidth", 0 },
 };
 static const struct table_column hostmem_cols[] = {
 	{ "API", 1 }, { "Calls", 0 }, { "Bytes", 0 }, { "Host time", 0 },
@@ -156,31 +169,33 @@ static const struct table_column wait_cols[] = {
 
 static const struct section sections[] = {
 	{ "Kernels (host time per launch)", ROW_KERNEL, kernel_cols,
-	  ARRAY_SIZE(kernel_cols), launch_cells, 1 },
+	  ARRAY_SIZE(kernel_cols), launch_cells, 1, 1 },
 	{ "Graph launches (host time per launch)", ROW_GRAPH, graph_cols,
-	  ARRAY_SIZE(graph_cols), launch_cells, 0 },
+	  ARRAY_SIZE(graph_cols), launch_cells, 0, 0 },
 	{ "Copies (host time in the call)", ROW_COPY, copy_cols,
-	  ARRAY_SIZE(copy_cols), copy_cells, 1 },
+	  ARRAY_SIZE(copy_cols), copy_cells, 1, 0 },
 	{ "Copy classes (direction x host memory x mode)", ROW_COPYCLASS,
-	  class_cols, ARRAY_SIZE(class_cols), class_cells, 0 },
+	  class_cols, ARRAY_SIZE(class_cols), class_cells, 0, 0 },
 	{ "Pinned host memory (allocations, registrations, frees)", ROW_HOSTMEM,
-	  hostmem_cols, ARRAY_SIZE(hostmem_cols), hostmem_cells, 0 },
+	  hostmem_cols, ARRAY_SIZE(hostmem_cols), hostmem_cells, 0, 0 },
 	{ "Memsets (host time in the call)", ROW_SET, set_cols,
-	  ARRAY_SIZE(set_cols), set_cells, 0 },
+	  ARRAY_SIZE(set_cols), set_cells, 0, 0 },
 	{ "Waits (host time blocked or polling)", ROW_SYNC, wait_cols,
-	  ARRAY_SIZE(wait_cols), wait_cells, 1 },
+	  ARRAY_SIZE(wait_cols), wait_cells, 1, 0 },
 };
 
 static void fill_table(struct table *t, const struct section *s,
-		       struct row **rows, size_t n)
+		       struct row **rows, size_t n, struct fill_ctx *x)
 {
 	char buf[TABLE_MAX_COLS][UNITS_BUF];
 	const char *cells[TABLE_MAX_COLS];
 	size_t i;
 
 	table_init(t, s->cols, s->ncols);
+	if (s->names)
+		table_kernel_names(t);
 	for (i = 0; i < n; i++) {
-		s->fill(rows[i], buf, cells);
+		s->fill(x, rows[i], buf, cells);
 		table_add(t, cells);
 	}
 }
@@ -191,17 +206,19 @@ static void print_section(FILE *out, const struct model *m,
 	size_t n, shown;
 	struct row **rows = model_rows(m, s->kind, &n);
 	struct table t;
+	struct fill_ctx x = { m, 0 };
 
 	if (n || s->always) {
 		fprintf(out, "\n%s\n", s->title);
 		shown = top && top < n ? top : n;
-		fill_table(&t, s, rows, shown);
+		fill_table(&t, s, rows, shown, &x);
 		if (n)
 			table_print(out, &t, report_width());
 		else
 			fputs("  (none)\n", out);
 		if (shown < n)
 			fprintf(out, "  ... %zu more\n", n - shown);
+		report_bandwidth_notes(out, m, x.seen);
 		table_release(&t);
 	}
 	free(rows);

@@ -52,6 +52,8 @@ sub new {
 		       grids => $o{grids} // {},      # fn => [x, y, z]
 		       cupti => $o{cupti} // 1,
 		       join => $o{join},              # kernels name their launches
+		       nvml => $o{nvml},              # NVML device 0's facts:
+						      # [[key, value, text]...]
 
 		       settings => $o{settings} }, $class;  # ["NAME=value"...]
 }
@@ -123,7 +125,8 @@ sub pop_range {
 	return $self->ev($tid, { op => OP_POP, t0 => $t0 });
 }
 
-# GPU records: start, end (host clock), options.
+# GPU records: start, end (host clock), options (a copy's host_id: its
+# call's id, buffer << 40 | its place in the buffer, joins it).
 # 20 steps of 1 ms: three launches, a stream sync of 675 us at
 # train.py:57 (stack 1), three kernels of 690 us in all.
 sub sync_steps {
@@ -222,6 +225,7 @@ sub write_env {
 	$d->add_chunk(CHUNK_ENV, info_chunk(0, SCOPE_HOST, @host));
 	$d->add_chunk(CHUNK_ENV, info_chunk(0, SCOPE_CUDA, [37, $self->{sm}],
 					     [35, $self->{gpu_mem}], [32, 0, 'H200']));
+	$d->add_chunk(CHUNK_ENV, info_chunk(0, 0, @{ $self->{nvml} })) if $self->{nvml};
 }
 
 sub write_stacks {
@@ -291,7 +295,8 @@ sub write_gpu {
 	$d->add_chunk(CHUNK_GPU, pack('V4', GPU_KERNEL, scalar @k, 88, 0) .
 		      join('', map { kernel_rec($_) } @k)) if @k;
 	$d->add_chunk(CHUNK_GPU, pack('V4', GPU_MEMCPY, scalar @c, 48, 0) .
-		      join('', map { pack('Q< Q< Q< Q< V V V C C C C', 0, $_->{start},
+		      join('', map { pack('Q< Q< Q< Q< V V V C C C C', $_->{host_id} // 0,
+					  $_->{start},
 					  $_->{end}, $_->{bytes} // (1 << 20), 0, 7, 0,
 					  1, $_->{src} // 1, 3, 0) } @c)) if @c;
 }

@@ -56,7 +56,7 @@ sub adds_up {
 	my @lines = split /\n/, $g->report;
 	like($lines[2], qr/^Verdict: communication & sync/, 'text: the verdict opens the report');
 	like($g->report, qr/^  Why: sync bubbles/m, 'text: the evidence');
-	like($g->report, qr/^  Change \(est\. step time -15% to -31%\)/m, 'text: the change and its gain');
+	like($g->report, qr/^  Change \(estimated: step time -15% to -31%\)/m, 'text: the change and its gain');
 	ok(!grep({ length > 100 } @lines), 'text: 100 columns at most');
 }
 

@@ -72,8 +72,9 @@ sub sync_run {
 	     'text: the fix, its step time and gain');
 	like($text, qr/^   with no per-step syncs: host step 330\.00 us$/m,
 	     'text: the step after the fix');
-	like($text, qr/^    thread 1 +\|L-+ +\|$/m, 'text: the host row after the fix');
-	like($text, qr/^    stream 0 +\|K+\.+\|$/m, 'text: the GPU row as recorded');
+	like($text, qr/^    thread 1 +\|L-[-W]+ +\|$/m, 'text: the host row after the fix');
+	like($text, qr/^    GPU 0 stream 7 +\|K+\.+\|$/m,
+	     'text: the GPU row as recorded, named as the trace names it');
 	ok(!grep({ length > 100 } @lines), 'text: 100 columns at most');
 
 	my $html = tempdir(CLEANUP => 1) . '/replay.html';
