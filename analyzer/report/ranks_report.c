@@ -20,7 +20,7 @@
 #include "analyzer/lib/util.h"
 
 #define MS 1000000ull
-#define COMMAND_SHOWN 40            /* characters of a command shown */
+#define COMMAND_SHOWN 24            /* characters of a command shown */
 
 const char *rank_cost_name(enum rank_cost c)
 {
