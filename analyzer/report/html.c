@@ -4,7 +4,6 @@
  * and its sections in order; for several dumps, the ranks, stragglers
  * and the rank-skew finding first, then each rank folded.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,24 +241,20 @@ static int ranks_body(FILE *out, const struct ranks *rk)
 int html_export(const char *out, const char *path, const struct model *m,
 		const struct ranks *rk, const struct export_opts *o)
 {
-	FILE *fp = files_open_output(out);
+	struct files_out f;
+	FILE *fp;
 	int rc;
 
 	(void)o;
-	if (!fp) {
-		error_msg("cannot write '%s': %s", out, files_strerror(errno));
+	if (files_out_begin(&f, out, NULL) < 0)
 		return EXIT_BADINPUT;
-	}
+	fp = f.fp;
 	page_head(fp, rk ? "gputrace report: ranks" : "gputrace report");
 	fprintf(fp, "<header><h1>gputrace report</h1></header>\n");
 	rc = rk ? ranks_body(fp, rk) : dump_body(fp, path, m, "");
 	fprintf(fp, "<footer>Written by " PROG_NAME "; one file, nothing "
 		"fetched.</footer>\n</body></html>\n");
-	if ((fclose(fp) || rc) && rc == 0) {
-		error_msg("cannot write '%s': %s", out, strerror(errno));
+	if (files_out_end(&f, rc == 0) < 0)
 		rc = -1;
-	}
-	if (rc)
-		files_remove_output(out);
 	return rc ? EXIT_BADINPUT : 0;
 }
