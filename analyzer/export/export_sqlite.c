@@ -32,6 +32,7 @@ int sqlite_export(const char *out, struct export_dump *d, size_t n)
 #include "analyzer/export/export_sqlite.h"
 #include "analyzer/pipeline/loader.h"
 #include "analyzer/lib/progress.h"
+#include "analyzer/lib/utf8.h"
 
 #define EV "dump INTEGER, event_id INTEGER, tid INTEGER, t0 INTEGER, " \
 	   "dur INTEGER, result INTEGER, "
@@ -192,15 +193,20 @@ void sq_int(struct sq_row *r, int i, int64_t v)
 	}
 }
 
+/* Text from a dump is bound as valid UTF-8 (utf8.h): SQLite stores
+ * what it is given, and readers (Python's sqlite3) refuse a column that
+ * is not.  Held texts are the analyzer's own words. */
 void sq_text(struct sq_row *r, int i, const char *str)
 {
 	if (r->cells) {
 		r->cells[i - 1].type = str ? SQ_TEXT : SQ_NULL;
 		r->cells[i - 1].text = str;
-	} else if (str) {
+	} else if (!str) {
+		sqlite3_bind_null(r->st, i);
+	} else if (utf8_valid(str)) {
 		sqlite3_bind_text(r->st, i, str, -1, SQLITE_TRANSIENT);
 	} else {
-		sqlite3_bind_null(r->st, i);
+		sqlite3_bind_text(r->st, i, utf8_copy(str), -1, free);
 	}
 }
 

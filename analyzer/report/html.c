@@ -16,20 +16,36 @@
 #include "analyzer/passes/memory.h"
 #include "analyzer/reader/stdin_dump.h"
 #include "analyzer/lib/units.h"
+#include "analyzer/lib/utf8.h"
 #include "analyzer/lib/util.h"
 
+static void html_char(FILE *out, unsigned char c)
+{
+	switch (c) {
+	case '&': fputs("&amp;", out); break;
+	case '<': fputs("&lt;", out); break;
+	case '>': fputs("&gt;", out); break;
+	case '"': fputs("&quot;", out); break;
+	default: fputc(c, out);
+	}
+}
+
+/* Text by the rule of utf8.h: invalid bytes and control characters but
+ * tab and newline as U+FFFD. */
 void html_esc(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-				fputc(*s, out);
-		}
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	enum utf8_unit u;
+	int n;
+
+	while ((u = utf8_next(&p, &n)) != UTF8_END) {
+		if (u == UTF8_INVALID ||
+		    (u == UTF8_CONTROL && p[-1] != '\n' && p[-1] != '\t'))
+			fputs(UTF8_REPLACEMENT, out);
+		else if (n > 1)
+			fwrite(p - n, 1, (size_t)n, out);
+		else
+			html_char(out, p[-1]);
 	}
 }
 

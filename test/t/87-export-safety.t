@@ -215,6 +215,98 @@ for my $f (@built) {
 	is_deeply(others($dir, 'out', 'err'), [], '... nothing left beside it');
 }
 
+# What the Python program $code prints about @args (stderr too).
+sub python {
+	my ($code, @args) = @_;
+
+	GtDump->new->write("$tmp/check.py", $code);
+	open(my $fh, '-|', 'sh', '-c', 'exec python3 "$@" 2>&1', 'sh',
+	     "$tmp/check.py", @args) or die "python3: $!\n";
+	local $/;
+	my $out = <$fh> // '';
+	close($fh);
+	chomp($out);
+	return $out;
+}
+
+# Text that is not UTF-8, with control characters and DEL, in a kernel
+# name, the command line, the host, an NVTX message and a note: every
+# export is valid UTF-8 (invalid bytes as U+FFFD); Python's sqlite3 reads
+# every column of every table; the HTML holds no control character.
+SKIP: {
+	skip 'no python3', 1 unless system('python3 -c 1') == 0;
+	my $bad_text = "\xff\xfe\xc3\x28\xed\xa0\x80\xf5\x80\x80\x80";  # invalid, surrogate, past U+10FFFF
+	my $ctl = "\x01\x1b[31m\x7f\r";
+	my $d = GtDump->new(pid => 42, start_ns => T);
+	$d->process(pid => 42, host => "n1$bad_text", exe => "/bin/tr\xe9in",
+		    argv => ["tr\xe9in", "--name=$bad_text", "ctl=$ctl"]);
+	GtMore::train_ops($d);
+	my $kname = "_Z4st\xffepPf$ctl";
+	$d->function(id => 2, name => $kname, handle => 0xf01);
+	$d->shape(id => 2, function => 2, grid => [8, 1, 1], block => [32, 1, 1]);
+	$d->op(op => 5, kind => GtMore::KIND_NVTX, api => 'nvtxRangePushA',
+	       dir => GtMore::NVTX_PUSH, nargs => 4);
+	my $msg = $d->string("step $bad_text$ctl");
+	my $kid = $d->string($kname);
+	GtMore::clock_pair($d, T, T);
+	$d->events(tid => 11, events => [
+		{ op => 5, t0 => T + 1_000_000, args => [$msg, 0, 0, 0] },
+		map { { op => 1, t0 => T + $_ * 2_000_000, dur => 4000, stream => 1,
+			args => [2] } } 1 .. 3 ]);
+	GtMore::gpu_kernels($d, [map { { host_id => (1 << 40) | ($_ + 1), name => $kid,
+		start => T + $_ * 2_000_000 + 10_000, end => T + $_ * 2_000_000 + 900_000 } }
+		1 .. 3]);
+	$d->note(1, "note $bad_text$ctl");
+	$d->end(end_ns => T + 10_000_000);
+	my $dump = $d->write("$tmp/text.bin");
+	my $dir = "$tmp/text";
+	mkdir($dir) or die;
+
+	my $r = run_analyzer('--json', $dump);
+	is($r->{exit}, 0, 'a dump of invalid text: --json exit 0') or diag($r->{err});
+	GtDump->new->write("$dir/report.json", $r->{out});
+	my %out = (json => "$dir/report.json");
+	for my $f (@built) {
+		$r = run_analyzer("--$f", "$dir/out.$f", $dump);
+		is($r->{exit}, 0, "... --$f exit 0") or diag($r->{err});
+		$out{$f} = "$dir/out.$f";
+	}
+	# Whether a file is valid UTF-8 (and JSON, when asked) with U+FFFD in
+	# its text, and the control characters it holds (as code points).
+	my $check = <<'PY';
+import json, re, sys
+t = open(sys.argv[1], 'rb').read().decode('utf-8')
+if sys.argv[2:]:
+    t = json.dumps(json.loads(t), ensure_ascii=False)
+print('\ufffd' in t, sorted({'%02x' % ord(c) for c in re.findall('[\x00-\x08\x0b-\x1f\x7f]', t)}))
+PY
+	for my $f (grep { $out{$_} } qw(json trace html)) {
+		my $res = python($check, $out{$f}, $f eq 'html' ? () : 'json');
+		like($res, qr/^True /, "--$f: valid UTF-8, invalid bytes as U+FFFD")
+			or diag($res);
+		like($res, qr/ \[\]$/, "--$f: no control character") or diag($res)
+			if $f eq 'html';
+	}
+	if ($out{sqlite}) {
+		my $py = <<'PY';
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+texts = []
+for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").fetchall():
+    for row in db.execute('SELECT * FROM "%s"' % t):
+        texts += [v for v in row if isinstance(v, str)]
+print(len(texts), sum('\ufffd' in v for v in texts),
+      sum('\x1b[31m\x7f' in v for v in texts))
+PY
+		my $res = python($py, $out{sqlite});
+		like($res, qr/^\d+ \d+ \d+$/, "--sqlite: Python's sqlite3 reads every text of every table")
+			or diag($res);
+		my ($n, $fffd, $ctl) = split ' ', $res;
+		ok(($fffd // 0) >= 5, "... the invalid bytes as U+FFFD ($fffd texts)");
+		ok(($ctl // 0) >= 3, "... control characters kept as they were ($ctl texts)");
+	}
+}
+
 # A character device, when this test may make one: a node of its own for
 # the device /dev/null is (1, 3), so that a failure cannot take the
 # machine's /dev/null away.

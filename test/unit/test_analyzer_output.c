@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_analyzer_output.c - the output helpers: JSON string escaping, the
- * JSON writer's layout, human units and table truncation.
+ * JSON writer's layout, human units and table truncation; the one rule
+ * for a dump's text in every output (utf8.h) and the HTML's escaping.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 #include "analyzer/lib/json.h"
 #include "analyzer/lib/table.h"
 #include "analyzer/lib/units.h"
+#include "analyzer/lib/utf8.h"
+#include "analyzer/report/html_internal.h"
 
 /* Run stmt with f_ open on a memory stream; out gets what it wrote. */
 #define CAPTURE(out, stmt)                                              \
@@ -50,6 +53,50 @@ static void test_json_quote(void **state)
 	expect_quote("\xc0\xaf", "\"\\ufffd\\ufffd\"");
 	expect_quote("x\xe2\x82", "\"x\\ufffd\\ufffd\"");
 	expect_quote("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+}
+
+/* Invalid text, and what each output makes of it. */
+static const struct {
+	const char *in, *copy, *html;
+} texts[] = {
+	{ "plain", "plain", "plain" },
+	{ "a<b>&\"c", "a<b>&\"c", "a&lt;b&gt;&amp;&quot;c" },
+	{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80",
+	  "caf\xc3\xa9 \xf0\x9f\x98\x80" },
+	/* a lone continuation byte, an overlong '/', a cut sequence, a
+	 * surrogate, past U+10FFFF */
+	{ "\x80", UTF8_REPLACEMENT, UTF8_REPLACEMENT },
+	{ "\xc0\xaf", UTF8_REPLACEMENT UTF8_REPLACEMENT,
+	  UTF8_REPLACEMENT UTF8_REPLACEMENT },
+	{ "x\xe2\x82", "x" UTF8_REPLACEMENT UTF8_REPLACEMENT,
+	  "x" UTF8_REPLACEMENT UTF8_REPLACEMENT },
+	{ "\xed\xa0\x80", UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT,
+	  UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT },
+	{ "\xf4\x90\x80\x80", UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT
+	  UTF8_REPLACEMENT, UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT
+	  UTF8_REPLACEMENT },
+	/* control characters: kept, but for HTML where only tab and
+	 * newline are */
+	{ "t\tn\nr\r\x01\x1b\x7f", "t\tn\nr\r\x01\x1b\x7f",
+	  "t\tn\nr" UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT
+	  UTF8_REPLACEMENT },
+};
+
+static void test_utf8_rule(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char *copy = utf8_copy(texts[i].in), *html = NULL;
+
+		assert_string_equal(copy, texts[i].copy);
+		assert_int_equal(utf8_valid(texts[i].in),
+				 !strcmp(texts[i].in, texts[i].copy));
+		assert_true(utf8_valid(copy));
+		CAPTURE(html, html_esc(f_, texts[i].in));
+		assert_string_equal(html, texts[i].html);
+		free(copy);
+		free(html);
+	}
 }
 
 static void test_json_layout(void **state)
@@ -133,6 +180,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_quote),
 		cmocka_unit_test(test_json_layout),
+		cmocka_unit_test(test_utf8_rule),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_table_fits),
 	};
