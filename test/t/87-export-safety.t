@@ -307,6 +307,76 @@ PY
 	}
 }
 
+# A demangling bomb: a kernel name of a few hundred bytes whose each
+# parameter refers twice to the one before (f(A, B<A, A>, B<B<A, A>,
+# B<A, A> >...)): $n parameters demangle to about 2^$n bytes.  The
+# demangled name is bounded (the mangled one stands for it), and so is
+# the work: counted in CPU time, never wall time.
+sub seq36 {
+	my ($k) = @_;
+	my $s = '';
+
+	do { $s = (0 .. 9, 'A' .. 'Z')[$k % 36] . $s; $k = int($k / 36) } while $k;
+	return $s;
+}
+
+sub bomb_dump {
+	my ($n, $path) = @_;
+	my $name = '_Z1f1A1BIS_S_E';
+	my $d = GtDump->new(pid => 42, start_ns => T);
+
+	$name .= 'S0_IS' . seq36($_ - 1) . '_S' . seq36($_ - 1) . '_E' for 2 .. $n;
+	$d->process(pid => 42, argv => ['bomb']);
+	$d->op(op => 1, kind => KIND_LAUNCH, api => 'cuLaunchKernel');
+	$d->function(id => 1, name => $name, handle => 0xf00);
+	$d->shape(id => 1, function => 1);
+	my $kid = $d->string($name);
+	GtMore::clock_pair($d, T, T);
+	$d->events(tid => 1, events => [map { { op => 1, t0 => T + $_ * 10_000,
+		dur => 1000, stream => 1, args => [1] } } 1 .. 3]);
+	GtMore::gpu_kernels($d, [map { { host_id => (1 << 40) | ($_ + 1), name => $kid,
+		start => T + $_ * 10_000 + 100, end => T + $_ * 10_000 + 5000 } } 1 .. 3]);
+	$d->end(end_ns => T + 1_000_000);
+	return ($d->write($path), $name);
+}
+
+{
+	# 24 parameters: some 200 MB each time the name is demangled, unbounded
+	my ($dump, $name) = bomb_dump(24, "$tmp/bomb24.bin");
+	my $dir = "$tmp/bomb";
+	mkdir($dir) or die;
+	my $r = run_analyzer('--json', $dump);
+	is($r->{exit}, 0, "a kernel name of " . length($name) . " bytes that doubles 24 times: exit 0")
+		or diag($r->{err});
+	ok(length($r->{out}) < 1 << 20, '... --json under 1 MB (' . length($r->{out}) . ' bytes)');
+	like($r->{out}, qr/\Q$name\E/, '... the mangled name stands for the demangled one');
+	for my $f (@built) {
+		$r = run_analyzer("--$f", "$dir/out.$f", $dump);
+		is($r->{exit}, 0, "... --$f exit 0") or diag($r->{err});
+		ok(-s "$dir/out.$f" < 2 << 20, "... --$f under 2 MB (" . (-s "$dir/out.$f") . ' bytes)');
+	}
+
+	# 60 parameters (2^60 bytes): the work of all the outputs, in CPU time
+	# (ulimit -t: a demangler that ran away is killed, not waited for)
+	($dump, $name) = bomb_dump(60, "$tmp/bomb60.bin");
+	my @cpu0 = (times)[2, 3];
+	for my $args (['--json'], map { ["--$_", "$dir/big.$_"] } @built) {
+		my $pid = fork() // die "fork: $!\n";
+		if (!$pid) {
+			open(STDOUT, '>', '/dev/null') or exit(127);
+			open(STDERR, '>', "$dir/err") or exit(127);
+			exec('sh', '-c', 'ulimit -t 20 && exec "$@"', 'sh', $analyzer,
+			     @$args, $dump) or exit(127);
+		}
+		waitpid($pid, 0);
+		is($?, 0, "a name of " . length($name) . " bytes that doubles 60 times: $args->[0] exits 0")
+			or diag(GtDump::slurp("$dir/err"));
+	}
+	my @cpu1 = (times)[2, 3];
+	my $cpu = $cpu1[0] + $cpu1[1] - $cpu0[0] - $cpu0[1];
+	ok($cpu < 10, sprintf('... all of them in %.2f s of CPU time (under 10)', $cpu));
+}
+
 # A character device, when this test may make one: a node of its own for
 # the device /dev/null is (1, 3), so that a failure cannot take the
 # machine's /dev/null away.

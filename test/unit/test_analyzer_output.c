@@ -2,7 +2,8 @@
 /*
  * test_analyzer_output.c - the output helpers: JSON string escaping, the
  * JSON writer's layout, human units and table truncation; the one rule
- * for a dump's text in every output (utf8.h) and the HTML's escaping.
+ * for a dump's text in every output (utf8.h) and the HTML's escaping;
+ * demangling, bounded.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/lib/demangle.h"
 #include "analyzer/lib/json.h"
 #include "analyzer/lib/table.h"
 #include "analyzer/lib/units.h"
@@ -99,6 +101,46 @@ static void test_utf8_rule(void **state)
 	}
 }
 
+/* f(A, B<A, A>, B<B<A, A>, B<A, A> >...): n + 1 parameters, each referring
+ * twice to the one before, demangle to some 2^n bytes. */
+static char *bomb(int n)
+{
+	static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char *s = malloc(16 + 16 * (size_t)n), *p = s;
+
+	p += sprintf(p, "_Z1f1A1BIS_S_E");
+	for (int i = 2; i <= n; i++)    /* S<i-1 in base 36>_ is the i+1-th */
+		p += sprintf(p, "S0_IS%c_S%c_E", digits[i - 1], digits[i - 1]);
+	return s;
+}
+
+static void test_demangle_bound(void **state)
+{
+	char *small = bomb(3), *big = bomb(34), *out;
+
+	(void)state;
+	out = demangle("_Z6vecAddPfS_S_i");
+	assert_string_equal(out, "vecAdd(float*, float*, float*, int)");
+	free(out);
+	out = demangle(small);
+	assert_string_equal(out, "f(A, B<A, A>, B<B<A, A>, B<A, A> >, "
+			    "B<B<B<A, A>, B<A, A> >, B<B<A, A>, B<A, A> > >)");
+	free(out);
+	out = demangle(big);        /* 2^34 characters: the mangled name */
+	assert_string_equal(out, big);
+	free(out);
+	out = demangle("_Z1fv\xff");   /* not a name: as it is */
+	assert_string_equal(out, "_Z1fv\xff");
+	free(out);
+	/* the count made without demangling: more than all the name prints */
+	assert_true(demangle_estimate("_Z6vecAddPfS_S_i", SIZE_MAX) >=
+		    strlen("vecAdd(float*, float*, float*, int)"));
+	assert_true(demangle_estimate("_Z6vecAddPfS_S_i", SIZE_MAX) < DEMANGLE_MAX);
+	assert_true(demangle_estimate(big, DEMANGLE_MAX) > DEMANGLE_MAX);
+	free(small);
+	free(big);
+}
+
 static void test_json_layout(void **state)
 {
 	struct json j;
@@ -181,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_json_quote),
 		cmocka_unit_test(test_json_layout),
 		cmocka_unit_test(test_utf8_rule),
+		cmocka_unit_test(test_demangle_bound),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_table_fits),
 	};
