@@ -71,7 +71,7 @@ static void header(FILE *out, const struct model *m, int level)
 	fprintf(out, " &middot; wall %s &middot; %" PRIu64 " events &middot; %"
 		PRIu64 " dropped%s</p>\n", fmt_ns(wall, sizeof(wall), m->wall_ns),
 		m->events, m->dropped, m->ends_early ? " &middot; <b>the dump "
-		"ends early</b>" : "");
+		"ends early</b> (" DUMP_ENDS_EARLY_WHY ")" : "");
 	(void)level;
 }
 
