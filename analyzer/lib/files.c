@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +145,7 @@ static int beside(struct files_out *o, const char *file_only)
 {
 	struct stat st;
 	mode_t mode, mask;
-	int fd;
+	int fd, have;
 
 	if (lstat(o->name, &st) == 0 && S_ISLNK(st.st_mode)) {
 		o->dest = realpath(o->name, NULL);  /* replace what it points to */
@@ -155,7 +154,8 @@ static int beside(struct files_out *o, const char *file_only)
 	} else {
 		o->dest = xstrdup(o->name);
 	}
-	if (stat(o->dest, &st) == 0) {
+	have = stat(o->dest, &st) == 0;
+	if (have) {
 		mode = st.st_mode & 07777;
 	} else {
 		mask = umask(0);
@@ -164,6 +164,9 @@ static int beside(struct files_out *o, const char *file_only)
 	}
 	o->tmp = tmp_name(o->dest);
 	fd = mkostemp(o->tmp, O_CLOEXEC);
+	/* the file replaced keeps its owner where we may give it (root) */
+	if (fd >= 0 && have && fchown(fd, st.st_uid, st.st_gid) < 0)
+		errno = 0;
 	if (fd < 0 || fchmod(fd, mode) < 0) {
 		cannot(o->name, strerror(errno));
 		if (fd >= 0) {

@@ -114,12 +114,15 @@ for my $f (@built) {
 	is(GtDump::slurp($out), "precious\n", "--$f: the file already there is untouched");
 	is_deeply(others($dir, 'out'), [], '... and nothing left beside it');
 
-	# A good one replaces it, with the mode it had.
+	# A good one replaces it, with the mode it had (and its owner, root
+	# may give it).
 	chmod(0640, $out);
+	chown(4321, 4321, $out) if $> == 0;
 	$r = run_analyzer("--$f", $out, $good);
 	is($r->{exit}, 0, "--$f of a good dump: exit 0") or diag($r->{err});
 	like(GtDump::slurp($out), $start{$f}, '... replaces the file');
 	is((stat($out))[2] & 07777, 0640, '... keeping its mode');
+	is((stat($out))[4], $> == 0 ? 4321 : $>, '... and its owner');
 	is_deeply(others($dir, 'out'), [], '... nothing left beside it');
 
 	# Through a symbolic link: the file it points to is replaced.
