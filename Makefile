@@ -92,6 +92,18 @@ ANALYZER_CFLAGS += -DHAVE_SQLITE
 ANALYZER_LIBS += -lsqlite3
 endif
 
+# C++ names are demangled by libstdc++'s demangler through its callback
+# form where the static libstdc++ has it (libstdc++-dev): its output is then
+# cut at a bound (analyzer/lib/demangle.c); without it, names whose
+# expansion could pass the bound stay mangled.
+LIBSTDCXX_A := $(shell $(CC) -print-file-name=libstdc++.a)
+HAVE_DEMANGLE_CALLBACK := $(shell printf '\043include <stddef.h>\nint __gcclibcxx_demangle_callback(const char *, void (*)(const char *, size_t, void *), void *);\nstatic void cb(const char *s, size_t n, void *o) { (void)s; (void)n; (void)o; }\nint main(void){return __gcclibcxx_demangle_callback("_Z1fv", cb, NULL);}\n' | \
+		 $(CC) -x c - -x none -o /dev/null $(LIBSTDCXX_A) 2>/dev/null && echo 1)
+ifeq ($(HAVE_DEMANGLE_CALLBACK),1)
+ANALYZER_CFLAGS += -DHAVE_DEMANGLE_CALLBACK
+ANALYZER_LIBS += $(LIBSTDCXX_A)
+endif
+
 # Perfetto's protobuf trace for --perfetto where protobuf-c is
 # (libprotobuf-c-dev, protobuf-c-compiler): the C code of the schema kept
 # in analyzer/export/proto/ is generated into $(B)/proto; without it the

@@ -93,7 +93,7 @@ FUZZ_OBJ     := $(ANALYZER_OBJ:$(B)/%.o=$(FUZZ_B)/%.o)
 $(FUZZ_B)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) \
-		$(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)) $(if $(filter %/main.o,$@),-Dmain=gt_analyzer_main) -c -o $@ $<
+		$(filter -DHAVE_SQLITE -DHAVE_DEMANGLE_CALLBACK,$(ANALYZER_CFLAGS)) $(if $(filter %/main.o,$@),-Dmain=gt_analyzer_main) -c -o $@ $<
 
 # SQLite's allocator (test/fuzz/sqlite_mem.c), without the fuzzer's coverage
 FUZZ_SQLITE_MEM := $(if $(filter -DHAVE_SQLITE,$(ANALYZER_CFLAGS)),$(FUZZ_B)/sqlite_mem.o)

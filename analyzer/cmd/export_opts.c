@@ -136,6 +136,9 @@ int export_check(const struct export_opts *o)
 			      "give one of them");
 	if (o->have_from && o->have_to && o->to_ns <= o->from_ns)
 		return misfit("--to must come after --from");
+	if (o->sqlite && !strcmp(o->sqlite, "-"))
+		return misfit("--sqlite writes a database file, not standard "
+			      "output: give a file name");
 	if (o->diff && file)
 		return misfit("--diff prints a comparison, %s does not apply", file);
 	if (o->json && file)

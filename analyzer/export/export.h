@@ -67,6 +67,8 @@ enum {
 	"    --steps N..M  only steps N to M (timelines; needs step detection)\n" \
 	"    --sqlite OUT  write an SQLite database, one table per record kind\n" \
 	"    --html OUT    write a self-contained HTML report\n" \
+	"                  (OUT is replaced once complete; - is standard output,\n" \
+	"                  but for --sqlite)\n" \
 	"    --diff        compare two dumps: BEFORE AFTER\n"
 
 /* An export option: 0, or -1 after saying what is wrong. */

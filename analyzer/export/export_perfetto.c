@@ -70,7 +70,7 @@ void pft_reset(struct trace *t)
 #else
 
 #include "analyzer/export/export_trace_internal.h"
-#include "analyzer/lib/json.h"
+#include "analyzer/lib/utf8.h"
 #include "perfetto_trace.pb-c.h"
 
 #define SEQ_CLOCK 64                /* the sequences' incremental clock */
@@ -148,29 +148,6 @@ static void put(struct pft *pf, Perfetto__Protos__TracePacket *p)
 	xo_write(pf->o, (const char *)out, n);
 	if (out != buf)
 		free(out);
-}
-
-/* s with each byte that is not valid UTF-8 replaced by U+FFFD. */
-static char *utf8_copy(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	char *out = xmalloc(3 * strlen(s) + 1), *q = out;
-	int n;
-
-	while (*p) {
-		n = json_utf8_len(p);
-		if (n) {
-			memcpy(q, p, (size_t)n);
-			q += n;
-			p += n;
-		} else {
-			memcpy(q, "\xef\xbf\xbd", 3);
-			q += 3;
-			p++;
-		}
-	}
-	*q = '\0';
-	return out;
 }
 
 static int bit_test_set(struct pft_bits *b, uint64_t i)

@@ -9,11 +9,9 @@
  * keeping indexes up to date row by row, by one thread (the sorter's
  * worker threads cost more CPU time than they save).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analyzer/export/export.h"
 #include "analyzer/lib/files.h"
@@ -34,6 +32,7 @@ int sqlite_export(const char *out, struct export_dump *d, size_t n)
 #include "analyzer/export/export_sqlite.h"
 #include "analyzer/pipeline/loader.h"
 #include "analyzer/lib/progress.h"
+#include "analyzer/lib/utf8.h"
 
 #define EV "dump INTEGER, event_id INTEGER, tid INTEGER, t0 INTEGER, " \
 	   "dur INTEGER, result INTEGER, "
@@ -194,15 +193,20 @@ void sq_int(struct sq_row *r, int i, int64_t v)
 	}
 }
 
+/* Text from a dump is bound as valid UTF-8 (utf8.h): SQLite stores
+ * what it is given, and readers (Python's sqlite3) refuse a column that
+ * is not.  Held texts are the analyzer's own words. */
 void sq_text(struct sq_row *r, int i, const char *str)
 {
 	if (r->cells) {
 		r->cells[i - 1].type = str ? SQ_TEXT : SQ_NULL;
 		r->cells[i - 1].text = str;
-	} else if (str) {
+	} else if (!str) {
+		sqlite3_bind_null(r->st, i);
+	} else if (utf8_valid(str)) {
 		sqlite3_bind_text(r->st, i, str, -1, SQLITE_TRANSIENT);
 	} else {
-		sqlite3_bind_null(r->st, i);
+		sqlite3_bind_text(r->st, i, utf8_copy(str), -1, free);
 	}
 }
 
@@ -355,13 +359,6 @@ static int schema(struct sq *s)
  */
 static int open_db(struct sq *s, const char *path)
 {
-	s->path = path;
-	if (files_check_output(path) < 0 ||
-	    (unlink(path) < 0 && errno != ENOENT)) {
-		error_msg("cannot replace '%s': %s", path, files_strerror(errno));
-		s->failed = 1;
-		return -1;
-	}
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE |
 			    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		sq_fail(s, "open");
@@ -428,25 +425,31 @@ static void close_db(struct sq *s)
 	hmap_release(&s->fn_version);
 }
 
+/* The database is made under a temporary name beside out (files.h):
+ * out is replaced only by a whole database. */
 int sqlite_export(const char *out, struct export_dump *d, size_t n)
 {
+	struct files_out f;
 	struct sq s;
 	uint64_t total = 0;
 	int rc;
 
+	if (files_out_begin(&f, out, "an SQLite database") < 0)
+		return EXIT_BADINPUT;
 	memset(&s, 0, sizeof(s));
+	s.path = out;
 	for (size_t i = 0; i < n; i++)
 		total += progress_file_size(d[i].path);
 	progress_begin("writing the database", total);
-	rc = open_db(&s, out);
+	rc = open_db(&s, f.tmp);
 	if (rc == 0)
 		rc = load(&s, d, n);
 	progress_end();
 	if (rc == 0)
 		rc = finish(&s);
 	close_db(&s);
-	if ((rc || s.failed) && s.db)
-		files_remove_output(out);
+	if (files_out_end(&f, !rc && !s.failed) < 0)
+		rc = -1;
 	return rc || s.failed ? EXIT_BADINPUT : 0;
 }
 

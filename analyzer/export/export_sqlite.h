@@ -43,7 +43,8 @@ struct sq_row {
 /*
  * The insert of a table.  The tables of host events are batched: their
  * rows are held and inserted SQ_BATCH at a time by one statement, which
- * costs SQLite far less per row; their text values must be static.
+ * costs SQLite far less per row; their text values must be static: the
+ * analyzer's own words, never a dump's (sq_text repairs the others).
  */
 #define SQ_BATCH 32
 

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analyzer/lib/demangle.h"
 #include "analyzer/export/export_trace_internal.h"
@@ -569,41 +568,38 @@ static int empty_window(const struct trace *t, const struct export_opts *o)
 }
 
 /* The file's end; rc, or -1 after saying why if rc was 0. */
-static int close_out(struct trace *t, FILE *fp, const char *out, int rc)
+static int close_out(struct trace *t, struct files_out *f, int rc)
 {
 	if (!t->pf)
 		xo_str(&t->o, "\n]}\n");
 	if (xo_close(&t->o) < 0 && rc == 0) {
-		error_msg("cannot write '%s': %s", out, strerror(errno));
+		error_msg("cannot write '%s': %s", f->name, strerror(errno));
 		rc = -1;
 	}
-	if (fp != stdout && fclose(fp) && rc == 0) {
-		error_msg("cannot write '%s': %s", out, strerror(errno));
+	if (files_out_end(f, rc == 0) < 0 && rc == 0)
 		rc = -1;
-	}
 	return rc;
 }
 
-/* --trace (JSON) or --perfetto (pf, given): the exit status. */
+/* --trace (JSON) or --perfetto (pf, given): the exit status.  Nothing is
+ * left at out but a whole timeline: no partial one, no empty one. */
 static int export_timeline(const char *out, struct export_dump *d, size_t n,
 			   const struct export_opts *o, int perfetto)
 {
 	struct trace *t = xcalloc(1, sizeof(*t));
-	FILE *fp;
+	struct files_out f;
 	int rc;
 
 	if (perfetto && !(t->pf = pft_new(&t->o))) {
 		free(t);
 		return EXIT_BADINPUT;
 	}
-	fp = strcmp(out, "-") ? files_open_output(out) : stdout;
-	if (!fp) {
-		error_msg("cannot write '%s': %s", out, files_strerror(errno));
+	if (files_out_begin(&f, out, NULL) < 0) {
 		pft_free(t->pf);
 		free(t);
 		return EXIT_BADINPUT;
 	}
-	xo_init(&t->o, fp);
+	xo_init(&t->o, f.fp);
 	t->opts = o;
 	t->base_ns = base_of(d, n);
 	if (!perfetto)
@@ -613,14 +609,10 @@ static int export_timeline(const char *out, struct export_dump *d, size_t n,
 	progress_end();
 	if (rc == 0 && empty_window(t, o))
 		rc = -2;
-	rc = close_out(t, fp, out, rc);
-	if (rc == -2 && fp != stdout)
-		unlink(out);            /* no empty timeline */
+	rc = close_out(t, &f, rc);
 	reset_dump(t);
 	pft_free(t->pf);
 	free(t);
-	if (rc && fp != stdout)
-		files_remove_output(out);       /* no partial timeline */
 	return rc ? EXIT_BADINPUT : 0;
 }
 

@@ -1,23 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * files.c - opening dumps and outputs without blocking on a FIFO
- * (files.h).
+ * files.c - opening dumps without blocking on a FIFO, and writing
+ * outputs through a temporary file renamed over the target (files.h).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyzer/lib/files.h"
+#include "analyzer/lib/util.h"
 
 /* errno for a kind of file refused here; open() gives it for none */
 #define NOT_REGULAR EMEDIUMTYPE
-
-static int output_kind_ok(mode_t mode)
-{
-	return S_ISREG(mode) || S_ISCHR(mode);
-}
 
 /* Make fd blocking again and wrap it; NULL (fd closed) on failure. */
 static FILE *wrap(int fd, const char *mode)
@@ -57,43 +55,189 @@ FILE *files_open_input(const char *path)
 	return wrap(fd, "rb");
 }
 
-int files_check_output(const char *path)
-{
-	struct stat st;
+/* The temporary file being written: removed at exit (die) or on a
+ * signal that ends the analyzer, never left behind. */
+static char *volatile live_tmp;
 
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (output_kind_ok(st.st_mode))
-		return 0;
-	errno = S_ISDIR(st.st_mode) ? EISDIR : NOT_REGULAR;
+static void drop_live_tmp(void)
+{
+	if (live_tmp)
+		unlink(live_tmp);
+}
+
+static void drop_and_die(int sig)
+{
+	drop_live_tmp();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * Once: the temporary file removed at exit and on the signals that end
+ * the analyzer; a file size limit (ulimit -f) made a write error (EFBIG)
+ * rather than a signal that kills.  Signals the analyzer was started
+ * with ignored stay ignored.
+ */
+static void arm_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	static int armed;
+	struct sigaction sa, old;
+
+	if (armed++)
+		return;
+	atexit(drop_live_tmp);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = drop_and_die;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(sigs[i], &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+static int cannot(const char *path, const char *why)
+{
+	error_msg("cannot write '%s': %s", path, why);
 	return -1;
 }
 
-FILE *files_open_output(const char *path)
+/* A character device or a FIFO (st), written into as it is. */
+static int straight(struct files_out *o, const struct stat *st,
+		    const char *file_only)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
-	struct stat st;
+	struct stat now;
+	int fd;
 
-	if (fd < 0) {
-		if (errno == ENXIO)     /* a FIFO nobody reads */
-			errno = NOT_REGULAR;
-		return NULL;
+	if (S_ISDIR(st->st_mode))
+		return cannot(o->name, strerror(EISDIR));
+	if (!S_ISCHR(st->st_mode) && !S_ISFIFO(st->st_mode))
+		return cannot(o->name, "not a regular file, a character device "
+			      "or a FIFO");
+	if (file_only) {
+		error_msg("cannot write '%s': %s needs a regular file, not a "
+			  "device or a FIFO", o->name, file_only);
+		return -1;
 	}
-	if (fstat(fd, &st) < 0)
-		return refuse(fd, errno);
-	if (!output_kind_ok(st.st_mode))
-		return refuse(fd, NOT_REGULAR);
-	if (S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0)
-		return refuse(fd, errno);
-	return wrap(fd, "w");
+	/* O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) */
+	fd = open(o->name, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return cannot(o->name, errno == ENXIO ? "no program reads this "
+			      "FIFO" : strerror(errno));
+	if (fstat(fd, &now) < 0 || (now.st_mode & S_IFMT) != (st->st_mode & S_IFMT)) {
+		close(fd);
+		return cannot(o->name, "it changed while it was opened");
+	}
+	o->fp = wrap(fd, "w");
+	return o->fp ? 0 : cannot(o->name, strerror(errno));
 }
 
-void files_remove_output(const char *path)
+/* "DIR/.NAME.XXXXXX" beside dest. */
+static char *tmp_name(const char *dest)
+{
+	const char *slash = strrchr(dest, '/');
+	int dir = slash ? (int)(slash - dest + 1) : 0;
+
+	return xasprintf("%.*s.%s.XXXXXX", dir, dest, dest + dir);
+}
+
+/* A regular file, or none yet: written beside, renamed over it at the end. */
+static int beside(struct files_out *o, const char *file_only)
+{
+	struct stat st;
+	mode_t mode, mask;
+	int fd, have;
+
+	if (lstat(o->name, &st) == 0 && S_ISLNK(st.st_mode)) {
+		o->dest = realpath(o->name, NULL);  /* replace what it points to */
+		if (!o->dest)
+			return cannot(o->name, strerror(errno));
+	} else {
+		o->dest = xstrdup(o->name);
+	}
+	have = stat(o->dest, &st) == 0;
+	if (have) {
+		mode = st.st_mode & 07777;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	o->tmp = tmp_name(o->dest);
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	/* the file replaced keeps its owner where we may give it (root) */
+	if (fd >= 0 && have && fchown(fd, st.st_uid, st.st_gid) < 0)
+		errno = 0;
+	if (fd < 0 || fchmod(fd, mode) < 0) {
+		cannot(o->name, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
+		}
+		free(o->tmp);
+		free(o->dest);
+		o->tmp = o->dest = NULL;
+		return -1;
+	}
+	live_tmp = o->tmp;
+	if (file_only) {
+		close(fd);
+		return 0;
+	}
+	o->fp = fdopen(fd, "w");
+	if (!o->fp) {
+		close(fd);
+		files_out_end(o, 0);
+		return cannot(o->name, strerror(ENOMEM));
+	}
+	return 0;
+}
+
+int files_out_begin(struct files_out *o, const char *path,
+		    const char *file_only)
 {
 	struct stat st;
 
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-		unlink(path);
+	memset(o, 0, sizeof(*o));
+	o->name = path;
+	arm_signals();
+	if (!strcmp(path, "-")) {
+		if (file_only) {
+			error_msg("%s cannot go to standard output ('-'): give a "
+				  "file name", file_only);
+			return -1;
+		}
+		o->fp = stdout;
+		return 0;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return straight(o, &st, file_only);
+	return beside(o, file_only);
+}
+
+int files_out_end(struct files_out *o, int ok)
+{
+	int rc = ok ? 0 : -1;
+
+	if (o->fp && ferror(o->fp) && rc == 0)    /* a write that failed */
+		rc = cannot(o->name, strerror(errno ? errno : EIO));
+	if (o->fp == stdout) {
+		if (fflush(stdout) && rc == 0)
+			rc = cannot(o->name, strerror(errno));
+	} else if (o->fp && fclose(o->fp) && rc == 0) {
+		rc = cannot(o->name, strerror(errno));
+	}
+	o->fp = NULL;
+	if (o->tmp) {
+		if (rc == 0 && rename(o->tmp, o->dest) < 0)
+			rc = cannot(o->name, strerror(errno));
+		if (rc)
+			unlink(o->tmp);
+		live_tmp = NULL;
+		free(o->tmp);
+		free(o->dest);
+		o->tmp = o->dest = NULL;
+	}
+	return rc;
 }
 
 const char *files_strerror(int err)

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 
 #include "analyzer/lib/json.h"
+#include "analyzer/lib/utf8.h"
 #include "analyzer/lib/util.h"
 
 #define PRETTY_DEPTH 2          /* levels written one member per line */
@@ -128,36 +129,6 @@ void json_bool(struct json *j, int v)
 	fputs(v ? "true" : "false", j->out);
 }
 
-int json_utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	int n, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* no overlong forms, surrogates, or code points past U+10FFFF */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
-		if (s[i] < lo || s[i] > hi)
-			return 0;
-	return n;
-}
-
 static void quote_char(FILE *out, unsigned char c)
 {
 	switch (c) {
@@ -184,23 +155,21 @@ static void quote_char(FILE *out, unsigned char c)
 	}
 }
 
+/* Text by the rule of utf8.h: invalid bytes as U+FFFD, controls escaped. */
 void json_quote(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	enum utf8_unit u;
 	int n;
 
 	fputc('"', out);
-	while (*s) {
-		n = json_utf8_len(s);
-		if (n == 0) {
+	while ((u = utf8_next(&s, &n)) != UTF8_END) {
+		if (u == UTF8_INVALID)
 			fputs("\\ufffd", out);
-			s++;
-		} else if (n == 1) {
-			quote_char(out, *s++);
-		} else {
-			fwrite(s, 1, (size_t)n, out);
-			s += n;
-		}
+		else if (n == 1)
+			quote_char(out, s[-1]);
+		else
+			fwrite(s - n, 1, (size_t)n, out);
 	}
 	fputc('"', out);
 }

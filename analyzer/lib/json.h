@@ -2,8 +2,8 @@
 /*
  * json.h - a small streaming JSON writer.  The top two levels go one member
  * per line; deeper values stay on one line.  Strings are escaped, and bytes
- * that are not valid UTF-8 become U+FFFD, so the output is always valid
- * JSON whatever a dump holds.
+ * that are not valid UTF-8 become U+FFFD (utf8.h), so the output is always
+ * valid JSON whatever a dump holds.
  */
 #ifndef GPUTRACE_ANALYZER_JSON_H
 #define GPUTRACE_ANALYZER_JSON_H
@@ -33,8 +33,6 @@ void json_bool(struct json *j, int v);
 void json_double(struct json *j, double v);
 void json_null(struct json *j);
 
-/* Length of the valid UTF-8 sequence at s, or 0 if there is none. */
-int json_utf8_len(const unsigned char *s);
 /* Write s as a quoted, escaped JSON string. */
 void json_quote(FILE *out, const char *s);
 

@@ -104,8 +104,8 @@ int loader_try_model(const char *path, struct model *m, uint64_t base,
 	}
 	pipeline_finish(m, early);
 	if (m->ends_early)
-		warning_msg("'%s' ends early (no end record): the program did "
-			    "not finish tracing", dump_name(path));
+		warning_msg("'%s' ends early (no end record): "
+			    DUMP_ENDS_EARLY_WHY, dump_name(path));
 	return 0;
 }
 

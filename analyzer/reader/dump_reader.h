@@ -191,6 +191,12 @@ const struct gt_file_header *dump_header(const struct dump_reader *r);
 /* After the end: whether the dump stopped without a GT_CHUNK_END. */
 int dump_ends_early(const struct dump_reader *r);
 /*
+ * Why a dump ends early, as far as it shows: the library stops writing on
+ * a failed write (a full disk, said on the program's stderr) as it stops
+ * when the program is killed, and neither leaves a mark in the dump.
+ */
+#define DUMP_ENDS_EARLY_WHY "the program did not finish tracing, or its disk filled"
+/*
  * The boundaries of a DUMP_STEPS record one by one: start with *pos NULL
  * and prev 0, then pass back what it returned; rec->steps.h.count calls.
  */

@@ -4,7 +4,6 @@
  * and its sections in order; for several dumps, the ranks, stragglers
  * and the rank-skew finding first, then each rank folded.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,20 +16,36 @@
 #include "analyzer/passes/memory.h"
 #include "analyzer/reader/stdin_dump.h"
 #include "analyzer/lib/units.h"
+#include "analyzer/lib/utf8.h"
 #include "analyzer/lib/util.h"
 
+static void html_char(FILE *out, unsigned char c)
+{
+	switch (c) {
+	case '&': fputs("&amp;", out); break;
+	case '<': fputs("&lt;", out); break;
+	case '>': fputs("&gt;", out); break;
+	case '"': fputs("&quot;", out); break;
+	default: fputc(c, out);
+	}
+}
+
+/* Text by the rule of utf8.h: invalid bytes and control characters but
+ * tab and newline as U+FFFD. */
 void html_esc(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-				fputc(*s, out);
-		}
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	enum utf8_unit u;
+	int n;
+
+	while ((u = utf8_next(&p, &n)) != UTF8_END) {
+		if (u == UTF8_INVALID ||
+		    (u == UTF8_CONTROL && p[-1] != '\n' && p[-1] != '\t'))
+			fputs(UTF8_REPLACEMENT, out);
+		else if (n > 1)
+			fwrite(p - n, 1, (size_t)n, out);
+		else
+			html_char(out, p[-1]);
 	}
 }
 
@@ -56,7 +71,7 @@ static void header(FILE *out, const struct model *m, int level)
 	fprintf(out, " &middot; wall %s &middot; %" PRIu64 " events &middot; %"
 		PRIu64 " dropped%s</p>\n", fmt_ns(wall, sizeof(wall), m->wall_ns),
 		m->events, m->dropped, m->ends_early ? " &middot; <b>the dump "
-		"ends early</b>" : "");
+		"ends early</b> (" DUMP_ENDS_EARLY_WHY ")" : "");
 	(void)level;
 }
 
@@ -242,24 +257,20 @@ static int ranks_body(FILE *out, const struct ranks *rk)
 int html_export(const char *out, const char *path, const struct model *m,
 		const struct ranks *rk, const struct export_opts *o)
 {
-	FILE *fp = files_open_output(out);
+	struct files_out f;
+	FILE *fp;
 	int rc;
 
 	(void)o;
-	if (!fp) {
-		error_msg("cannot write '%s': %s", out, files_strerror(errno));
+	if (files_out_begin(&f, out, NULL) < 0)
 		return EXIT_BADINPUT;
-	}
+	fp = f.fp;
 	page_head(fp, rk ? "gputrace report: ranks" : "gputrace report");
 	fprintf(fp, "<header><h1>gputrace report</h1></header>\n");
 	rc = rk ? ranks_body(fp, rk) : dump_body(fp, path, m, "");
 	fprintf(fp, "<footer>Written by " PROG_NAME "; one file, nothing "
 		"fetched.</footer>\n</body></html>\n");
-	if ((fclose(fp) || rc) && rc == 0) {
-		error_msg("cannot write '%s': %s", out, strerror(errno));
+	if (files_out_end(&f, rc == 0) < 0)
 		rc = -1;
-	}
-	if (rc)
-		files_remove_output(out);
 	return rc ? EXIT_BADINPUT : 0;
 }

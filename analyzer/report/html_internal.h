@@ -16,7 +16,8 @@
 
 #define HTML_TOP 15                 /* rows of the tables and charts */
 
-/* Text for HTML: & < > " escaped. */
+/* Text for HTML: & < > " escaped, valid UTF-8 without control
+ * characters but tab and newline (html.c). */
 void html_esc(FILE *out, const char *s);
 
 /* html_svg.c */

@@ -251,8 +251,8 @@ static void print_header(FILE *out, const struct model *m)
 	     fmt_ns(wall, sizeof(wall), m->wall_ns), m->events, m->dropped,
 	     m->threads);
 	if (m->ends_early)
-		report_line(out, "warning: the dump ends early: the program did not "
-		     "finish tracing");
+		report_line(out, "warning: the dump ends early: "
+		     DUMP_ENDS_EARLY_WHY);
 	if (m->dropped)
 		report_line(out, "warning: %" PRIu64 " %s dropped: counts "
 		     "and times below are low", m->dropped,

@@ -85,13 +85,13 @@ static void run_target(enum target t)
 {
 	char json[] = "--json", top[] = "--top=0", trace[] = "--trace";
 	char sqlite[] = "--sqlite", html[] = "--html", diff[] = "--diff";
-	char null[] = "/dev/null", memdb[] = ":memory:";
+	char null[] = "/dev/null";
 
 	switch (t) {
 	case T_TEXT: run(top, path, NULL, NULL); break;
 	case T_JSON: run(json, path, NULL, NULL); break;
 	case T_TRACE: run(trace, null, path, NULL); break;
-	case T_SQLITE: run(sqlite, memdb, path, NULL); break;
+	case T_SQLITE: run(sqlite, db, path, NULL); break;   /* on tmpfs */
 	case T_HTML: run(html, null, path, NULL); break;
 	case T_DIFF: run(diff, json, path, path); break;
 	case T_RANKS: run(json, path, path, NULL); break;

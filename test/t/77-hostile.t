@@ -165,6 +165,8 @@ subtest 'a full disk (a 64 KiB tmpfs): the program goes on, the dump ends early'
 	my ($j, $err, $status) = GtSafety::analyze($kept[0]);
 	is($status, 0, 'reads') or diag($err);
 	ok($j && $j->{ends_early}, 'and ends early');
+	like($err, qr/ends early \(no end record\): the program did not finish tracing, or its disk filled/,
+	     'the analyzer says the disk may have filled');
 };
 
 subtest '10,000 threads, each one launch then gone, 16 at a time' => sub {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_analyzer_output.c - the output helpers: JSON string escaping, the
- * JSON writer's layout, human units and table truncation.
+ * JSON writer's layout, human units and table truncation; the one rule
+ * for a dump's text in every output (utf8.h) and the HTML's escaping;
+ * demangling, bounded.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,9 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/lib/demangle.h"
 #include "analyzer/lib/json.h"
 #include "analyzer/lib/table.h"
 #include "analyzer/lib/units.h"
+#include "analyzer/lib/utf8.h"
+#include "analyzer/report/html_internal.h"
 
 /* Run stmt with f_ open on a memory stream; out gets what it wrote. */
 #define CAPTURE(out, stmt)                                              \
@@ -50,6 +55,90 @@ static void test_json_quote(void **state)
 	expect_quote("\xc0\xaf", "\"\\ufffd\\ufffd\"");
 	expect_quote("x\xe2\x82", "\"x\\ufffd\\ufffd\"");
 	expect_quote("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+}
+
+/* Invalid text, and what each output makes of it. */
+static const struct {
+	const char *in, *copy, *html;
+} texts[] = {
+	{ "plain", "plain", "plain" },
+	{ "a<b>&\"c", "a<b>&\"c", "a&lt;b&gt;&amp;&quot;c" },
+	{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80",
+	  "caf\xc3\xa9 \xf0\x9f\x98\x80" },
+	/* a lone continuation byte, an overlong '/', a cut sequence, a
+	 * surrogate, past U+10FFFF */
+	{ "\x80", UTF8_REPLACEMENT, UTF8_REPLACEMENT },
+	{ "\xc0\xaf", UTF8_REPLACEMENT UTF8_REPLACEMENT,
+	  UTF8_REPLACEMENT UTF8_REPLACEMENT },
+	{ "x\xe2\x82", "x" UTF8_REPLACEMENT UTF8_REPLACEMENT,
+	  "x" UTF8_REPLACEMENT UTF8_REPLACEMENT },
+	{ "\xed\xa0\x80", UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT,
+	  UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT },
+	{ "\xf4\x90\x80\x80", UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT
+	  UTF8_REPLACEMENT, UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT
+	  UTF8_REPLACEMENT },
+	/* control characters: kept, but for HTML where only tab and
+	 * newline are */
+	{ "t\tn\nr\r\x01\x1b\x7f", "t\tn\nr\r\x01\x1b\x7f",
+	  "t\tn\nr" UTF8_REPLACEMENT UTF8_REPLACEMENT UTF8_REPLACEMENT
+	  UTF8_REPLACEMENT },
+};
+
+static void test_utf8_rule(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char *copy = utf8_copy(texts[i].in), *html = NULL;
+
+		assert_string_equal(copy, texts[i].copy);
+		assert_int_equal(utf8_valid(texts[i].in),
+				 !strcmp(texts[i].in, texts[i].copy));
+		assert_true(utf8_valid(copy));
+		CAPTURE(html, html_esc(f_, texts[i].in));
+		assert_string_equal(html, texts[i].html);
+		free(copy);
+		free(html);
+	}
+}
+
+/* f(A, B<A, A>, B<B<A, A>, B<A, A> >...): n + 1 parameters, each referring
+ * twice to the one before, demangle to some 2^n bytes. */
+static char *bomb(int n)
+{
+	static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char *s = malloc(16 + 16 * (size_t)n), *p = s;
+
+	p += sprintf(p, "_Z1f1A1BIS_S_E");
+	for (int i = 2; i <= n; i++)    /* S<i-1 in base 36>_ is the i+1-th */
+		p += sprintf(p, "S0_IS%c_S%c_E", digits[i - 1], digits[i - 1]);
+	return s;
+}
+
+static void test_demangle_bound(void **state)
+{
+	char *small = bomb(3), *big = bomb(34), *out;
+
+	(void)state;
+	out = demangle("_Z6vecAddPfS_S_i");
+	assert_string_equal(out, "vecAdd(float*, float*, float*, int)");
+	free(out);
+	out = demangle(small);
+	assert_string_equal(out, "f(A, B<A, A>, B<B<A, A>, B<A, A> >, "
+			    "B<B<B<A, A>, B<A, A> >, B<B<A, A>, B<A, A> > >)");
+	free(out);
+	out = demangle(big);        /* 2^34 characters: the mangled name */
+	assert_string_equal(out, big);
+	free(out);
+	out = demangle("_Z1fv\xff");   /* not a name: as it is */
+	assert_string_equal(out, "_Z1fv\xff");
+	free(out);
+	/* the count made without demangling: more than all the name prints */
+	assert_true(demangle_estimate("_Z6vecAddPfS_S_i", SIZE_MAX) >=
+		    strlen("vecAdd(float*, float*, float*, int)"));
+	assert_true(demangle_estimate("_Z6vecAddPfS_S_i", SIZE_MAX) < DEMANGLE_MAX);
+	assert_true(demangle_estimate(big, DEMANGLE_MAX) > DEMANGLE_MAX);
+	free(small);
+	free(big);
 }
 
 static void test_json_layout(void **state)
@@ -133,6 +222,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_quote),
 		cmocka_unit_test(test_json_layout),
+		cmocka_unit_test(test_utf8_rule),
+		cmocka_unit_test(test_demangle_bound),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_table_fits),
 	};

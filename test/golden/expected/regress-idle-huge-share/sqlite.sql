@@ -11,7 +11,7 @@ INSERT INTO strings VALUES(0,5,'nvtxRangePop');
 INSERT INTO strings VALUES(0,6,'ncclAllReduce');
 INSERT INTO strings VALUES(0,1,'cuLaunchKernel');
 INSERT INTO strings VALUES(0,7,'cuMemHostAlloc');
-INSERT INTO strings VALUES(0,8,'_Z6m€œÕ¯Ÿÿÿÿ_S_i');
+INSERT INTO strings VALUES(0,8,'_Z6mï¿½ï¿½Õ¯ï¿½ï¿½ï¿½ï¿½_S_i');
 INSERT INTO strings VALUES(0,9,'torch');
 INSERT INTO strings VALUES(0,10,'ProfilerStep#1');
 INSERT INTO strings VALUES(0,2,'cuMemcpyHtoDAsync');
@@ -33,7 +33,7 @@ INSERT INTO ops VALUES(0,2,'copy','cuMemcpyHtoDAsync','cuMemcpyHtoDAsync','HtoD'
 INSERT INTO ops VALUES(0,3,'sync','cuStreamSynchronize','cuStreamSynchronize',NULL,0,0);
 INSERT INTO ops VALUES(0,5,'nvtx','nvtxRangePop','nvtxRangePop','DtoH',0,0);
 CREATE TABLE kernels (dump INTEGER, id INTEGER, name TEXT, demangled TEXT, symbol TEXT, handle INTEGER, version INTEGER);
-INSERT INTO kernels VALUES(0,1,'_Z6m€œÕ¯Ÿÿÿÿ_S_i','_Z6m€œÕ¯Ÿÿÿÿ_S_i','_Z6m€œÕ¯Ÿÿÿÿ_S_i',32512,1);
+INSERT INTO kernels VALUES(0,1,'_Z6mï¿½ï¿½Õ¯ï¿½ï¿½ï¿½ï¿½_S_i','_Z6mï¿½ï¿½Õ¯ï¿½ï¿½ï¿½ï¿½_S_i','_Z6mï¿½ï¿½Õ¯ï¿½ï¿½ï¿½ï¿½_S_i',32512,1);
 CREATE TABLE shapes (dump INTEGER, id INTEGER, function INTEGER, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, shared_mem INTEGER);
 INSERT INTO shapes VALUES(0,1,1,64,1,1,256,1,1,0);
 INSERT INTO shapes VALUES(0,1,1,64,1,1,256,1,1,0);
