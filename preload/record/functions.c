@@ -88,19 +88,27 @@ enum { ARGS_UNKNOWN, ARGS_LOOKING, ARGS_KNOWN, ARGS_NONE };
 
 typedef CUresult (*param_info_fn)(void *f, size_t i, size_t *off, size_t *size);
 
+#define NOT_THERE ((param_info_fn)1)   /* looked up, not found */
+
 /* cuFuncGetParamInfo, else (a runtime's library-managed kernel)
- * cuKernelGetParamInfo: the driver's, looked up once. */
+ * cuKernelGetParamInfo: the driver's, looked up once, both on the first
+ * lookup of either (never again on a later launch, which may be made in
+ * a signal handler while the loader is busy), or NULL. */
 static param_info_fn param_info(int kernel)
 {
 	static _Atomic(param_info_fn) fns[2];
 	static const char *const names[2] = { "cuFuncGetParamInfo", "cuKernelGetParamInfo" };
 	param_info_fn fn = atomic_load(&fns[kernel]);
 
-	if (!fn) {
-		fn = (param_info_fn)gt_driver_proc(names[kernel], 12040);
-		atomic_store(&fns[kernel], fn);
-	}
-	return fn;
+	if (!fn)
+		for (int i = 0; i < 2; i++) {
+			param_info_fn f = (param_info_fn)gt_driver_proc(names[i], 12040);
+			param_info_fn none = NULL;
+
+			atomic_compare_exchange_strong(&fns[i], &none, f ? f : NOT_THERE);
+		}
+	fn = atomic_load(&fns[kernel]);
+	return fn == NOT_THERE ? NULL : fn;
 }
 
 /* The first parameters' sizes and offsets through fn: how many. */
