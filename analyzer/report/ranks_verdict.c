@@ -17,12 +17,15 @@
  *                  hosts may run ahead of their GPUs, the GPUs wait);
  *                  else its lead (per steady step, the most it entered a
  *                  collective after every other rank)
- *   no straggler   the slowest rank's top class, with the same change
- *                  on every rank: the job's step after it is the slowest
- *                  of the ranks' steps after it.  Communication with NCCL
- *                  says which: many small collectives per step (each
- *                  pays NCCL's fixed cost), or collectives the GPU runs
- *                  alone (waited for, not overlapped with compute)
+ *   no straggler   many small collectives per step (each pays NCCL's
+ *                  fixed cost, on the host and the GPU, which a rank's
+ *                  own diagnosis sees as launches, host work or waits):
+ *                  at most all the time the GPUs ran no compute is
+ *                  gained.  Else the slowest rank's top class, with the
+ *                  same change on every rank; for communication, whether
+ *                  the GPU runs NCCL kernels alone (waited for, not
+ *                  overlapped with compute).  The job's step after the
+ *                  change is the slowest of the ranks' steps after it
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -256,23 +259,37 @@ static void straggler(struct ranks *rk, struct job_verdict *v)
 
 /* ---- no straggler ---------------------------------------------------------- */
 
-/* The job's step after the change of class c on every rank: the
- * slowest rank's step after it. */
-static void same_change_gain(const struct ranks *rk, struct job_verdict *v,
-			     enum vclass c)
+/* A rank's gain (shares of its step) from the change the job's cause
+ * calls for: its own class c's; for many small collectives at most all
+ * the time its GPU ran no compute (what the collectives' fixed costs can
+ * take at most). */
+static void rank_gain(const struct rank_dump *r, enum vclass c, int small,
+		      double *lo, double *hi)
 {
-	double fast = 0, slow = 0, J = (double)v->job_step_ns;
+	const struct verdict *e = class_entry(r->m, c);
+	const struct diagnosis *d = r->m->diag;
 
-	if (!v->job_step_ns || c == VC_HEALTHY)
-		return;
+	*lo = e ? e->gain_lo : 0;
+	*hi = e ? e->gain_hi : 0;
+	if (small && d && d->have_gpu && d->steady.span_ns)
+		*hi = 1 - (double)d->steady.busy_ns / (double)d->steady.span_ns;
+	*hi = *hi < *lo ? *lo : *hi;
+}
+
+/* The job's step after the change on every rank: the slowest rank's
+ * step after it. */
+static void same_change_gain(const struct ranks *rk, struct job_verdict *v,
+			     enum vclass c, int small)
+{
+	double fast = 0, slow = 0, J = (double)v->job_step_ns, lo, hi;
+
 	for (size_t i = 0; i < rk->n; i++) {
 		const struct rank_dump *r = &rk->r[i];
-		const struct verdict *e = class_entry(r->m, c);
-		double step = (double)r->step_ns, lo = e ? e->gain_lo : 0;
-		double hi = e ? e->gain_hi : 0;
+		double step = (double)r->step_ns;
 
 		if (!takes_part(r) || !r->step_ns)
 			continue;
+		rank_gain(r, c, small, &lo, &hi);
 		fast = step * (1 - hi) > fast ? step * (1 - hi) : fast;
 		slow = step * (1 - lo) > slow ? step * (1 - lo) : slow;
 	}
@@ -281,78 +298,110 @@ static void same_change_gain(const struct ranks *rk, struct job_verdict *v,
 	v->have_gain = 1;
 }
 
-/* Communication with NCCL: many small collectives per step, or ones the
- * GPU runs alone; the words, or 0 when neither. */
-static size_t nccl_cause(const struct ranks *rk, struct job_verdict *v, size_t len)
+/* Whether rank r makes many small collectives per step: at least
+ * SMALL_MIN, and SMALL_TIMES what buckets of BUCKET_BYTES would need for
+ * the step's bytes. */
+static int small_collectives(const struct rank_dump *r, uint64_t *per,
+			     uint64_t *bytes)
 {
-	const struct rank_dump *r = &rk->r[v->job_rank];
-	const struct diagnosis *d = r->m->diag;
-	char a[UNITS_BUF], b[UNITS_BUF];
-	uint64_t per, bytes, need, alone;
+	uint64_t need;
 
 	if (!r->steady_steps || !r->steady_colls)
 		return 0;
-	per = r->steady_colls / r->steady_steps;
-	bytes = r->steady_bytes / r->steady_steps;
-	need = (bytes + BUCKET_BYTES - 1) / BUCKET_BYTES + 1;
-	if (per >= SMALL_MIN && per >= SMALL_TIMES * need) {
-		v->cause = "small_collectives";
-		return append(v, len, " Each step %s makes %" PRIu64 " collectives, %s "
-			      "each on average (%s per step): each pays NCCL's fixed "
-			      "cost. Change: fewer, larger ones (DDP: a larger "
-			      "bucket_cap_mb; 25 MiB by default).",
-			      rk->dumps[v->job_rank].label, per,
-			      fmt_bytes(a, sizeof(a), bytes / per),
-			      fmt_bytes(b, sizeof(b), bytes));
-	}
+	*per = r->steady_colls / r->steady_steps;
+	*bytes = r->steady_bytes / r->steady_steps;
+	need = (*bytes + BUCKET_BYTES - 1) / BUCKET_BYTES + 1;
+	return *per >= SMALL_MIN && *per >= SMALL_TIMES * need;
+}
+
+static size_t small_text(const struct ranks *rk, struct job_verdict *v,
+			 size_t len, uint64_t per, uint64_t bytes)
+{
+	char a[UNITS_BUF], b[UNITS_BUF];
+
+	return append(v, len, " The job is bound by its collectives: each step %s "
+		      "makes %" PRIu64 " of them, %s each on average (%s per step), "
+		      "and each pays NCCL's fixed cost. Change: fewer, larger ones "
+		      "(DDP: a larger bucket_cap_mb; 25 MiB by default).",
+		      rk->dumps[v->job_rank].label, per,
+		      fmt_bytes(a, sizeof(a), per ? bytes / per : 0),
+		      fmt_bytes(b, sizeof(b), bytes));
+}
+
+/* Collectives the slowest rank's GPU runs alone: said, or len when it
+ * has none. */
+static size_t exposed_text(const struct ranks *rk, struct job_verdict *v,
+			   size_t len)
+{
+	const struct rank_dump *r = &rk->r[v->job_rank];
+	const struct diagnosis *d = r->m->diag;
+	char a[UNITS_BUF];
+	double share;
+
 	if (!d || !d->have_gpu || !d->steady.span_ns || !d->steady.cause[IC_COMM])
-		return 0;
-	alone = (uint64_t)((double)d->steady.cause[IC_COMM] /
-			   (double)d->steady.span_ns * (double)r->step_ns);
+		return len;
+	share = (double)d->steady.cause[IC_COMM] / (double)d->steady.span_ns;
 	v->cause = "exposed_collectives";
 	return append(v, len, " On %s the GPU runs NCCL's kernels with no compute "
 		      "beside them %s per step (%.0f%% of it): the collectives are "
 		      "waited for, not overlapped with compute. Change: overlap them "
 		      "(DDP: all-reduce as the gradients become ready; no no_sync() "
 		      "outside gradient accumulation, no communication hook that "
-		      "waits).", rk->dumps[v->job_rank].label, fmt_ns(a, sizeof(a), alone),
-		      100.0 * (double)d->steady.cause[IC_COMM] / (double)d->steady.span_ns);
+		      "waits).", rk->dumps[v->job_rank].label,
+		      fmt_ns(a, sizeof(a), (uint64_t)(share * (double)r->step_ns)),
+		      100.0 * share);
 }
 
-static void no_straggler(struct ranks *rk, struct job_verdict *v)
+/* What the slowest rank's own top class says, for the job. */
+static size_t class_text(const struct ranks *rk, struct job_verdict *v,
+			 const struct verdict *c, size_t len)
 {
-	const struct rank_dump *j = &rk->r[v->job_rank];
-	const struct verdict *c = top_class(j->m);
-	size_t len, parts = 0, alike = 0, said = 0;
+	size_t alike = 0, said;
 
 	for (size_t i = 0; i < rk->n; i++) {
 		const struct verdict *t = top_class(rk->r[i].m);
 
-		parts += takes_part(&rk->r[i]);
-		alike += takes_part(&rk->r[i]) && c && t && t->cls == c->cls;
+		alike += takes_part(&rk->r[i]) && t && t->cls == c->cls;
 	}
-	len = append(v, 0, "No straggler: the %zu ranks keep pace in their "
-		     "collectives.", parts);
-	if (!c || !v->job_step_ns) {
-		append(v, len, " No steps or diagnosis to say what bounds the job.");
-		return;
-	}
-	v->cls = v->cause = verdict_class_name(c->cls);
-	same_change_gain(rk, v, c->cls);
 	len = append(v, len, " The job is %s%s on %zu of them (%s, the "
 		     "slowest, among them).", c->cls == VC_HEALTHY ? "" : "bound by ",
 		     verdict_class_title(c->cls), alike, rk->dumps[v->job_rank].label);
-	if (c->cls == VC_COMM)
-		said = nccl_cause(rk, v, len);
-	if (said)
-		len = said;
-	else if (c->cls != VC_HEALTHY && c->change[0])
-		len = append(v, len, " Change: %s.", c->change);
 	if (c->cls == VC_HEALTHY)
-		append(v, len, " Nothing across the ranks to fix: look inside the "
-		       "kernels.");
-	else
-		gain_text(v, "with the change on every rank", len);
+		return append(v, len, " Nothing across the ranks to fix: look inside "
+			      "the kernels.");
+	said = c->cls == VC_COMM ? exposed_text(rk, v, len) : len;
+	if (said == len && c->change[0])
+		said = append(v, len, " Change: %s.", c->change);
+	return said;
+}
+
+static void no_straggler(struct ranks *rk, struct job_verdict *v)
+{
+	const struct verdict *c = top_class(rk->r[v->job_rank].m);
+	uint64_t per = 0, bytes = 0;
+	size_t len, parts = 0;
+	int small = small_collectives(&rk->r[v->job_rank], &per, &bytes);
+
+	for (size_t i = 0; i < rk->n; i++)
+		parts += takes_part(&rk->r[i]);
+	len = append(v, 0, "No straggler: the %zu ranks keep pace in their "
+		     "collectives.", parts);
+	if (!v->job_step_ns || (!c && !small)) {
+		append(v, len, " No steps or diagnosis to say what bounds the job.");
+		return;
+	}
+	if (small) {
+		v->cls = verdict_class_name(VC_COMM);
+		v->cause = "small_collectives";
+		len = small_text(rk, v, len, per, bytes);
+	} else {
+		v->cls = v->cause = verdict_class_name(c->cls);
+		len = class_text(rk, v, c, len);
+	}
+	if (!small && c->cls == VC_HEALTHY)
+		return;
+	same_change_gain(rk, v, small ? VC_COMM : c->cls, small);
+	gain_text(v, "with the change on every rank", len);
 }
 
 void ranks_verdict(struct ranks *rk)
