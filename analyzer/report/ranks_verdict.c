@@ -81,9 +81,9 @@ static const char *cause_words(enum vclass c)
 	static const char *const words[VC_KINDS] = {
 		[VC_DATA] = "data loading",
 		[VC_CPU] = "CPU preprocessing",
-		[VC_MEMORY] = "copies and batch configuration",
-		[VC_COMM] = "waits for its GPU",
-		[VC_KERNEL] = "kernel launches",
+		[VC_MEMORY] = "memory and batch configuration",
+		[VC_COMM] = "synchronization with its GPU",
+		[VC_KERNEL] = "kernel launching",
 		[VC_ENV] = "environment",
 		[VC_HEALTHY] = "GPU work (more than the others')",
 	};
@@ -247,11 +247,17 @@ static void straggler(struct ranks *rk, struct job_verdict *v)
 			     "in %s (%s; it has no diagnosis of its own).", label,
 			     v->collective, rk->why >= 0 ? rank_cost_name(rk->why) :
 			     "nothing it traced costs more than on the others");
-	len = append(v, len, " It entered %" PRIu64 " of %" PRIu64 " collectives "
-		     "last and holds the others back %s per step (%s).", s->last,
-		     s->colls, fmt_ns(a, sizeof(a), (uint64_t)held), gpu ?
-		     "their GPUs run NCCL kernels alone that much longer than its "
-		     "own" : "how much later than every other rank it enters them");
+	if (v->job_step_ns)
+		len = append(v, len, " It entered %" PRIu64 " of %" PRIu64 " collectives "
+			     "last and holds the others back %s per step (%s).", s->last,
+			     s->colls, fmt_ns(a, sizeof(a), (uint64_t)held), gpu ?
+			     "their GPUs run NCCL kernels alone that much longer than "
+			     "its own" : "how much later than every other rank it "
+			     "enters them");
+	else
+		len = append(v, len, " It entered %" PRIu64 " of %" PRIu64 " collectives "
+			     "last (no steps found: what it costs the job's step is not "
+			     "known).", s->last, s->colls);
 	len = gain_text(v, "without its hold", len);
 	if (own && own->change[0])
 		append(v, len, " Change on %s: %s.", label, own->change);

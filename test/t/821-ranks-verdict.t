@@ -18,6 +18,7 @@ use Test::More;
 use GtDump qw(:DEFAULT run_analyzer);
 use GtDiag;
 use GtJob;
+use GtMore;
 
 plan skip_all => 'analyzer not built' unless -x GtDump::analyzer_path();
 
@@ -145,6 +146,18 @@ subtest 'compute-bound ranks: nothing to fix across them' => sub {
 	is($v->{class}, 'healthy', 'healthy');
 	is($v->{est_gain_high}, undef, 'no gain stated');
 	like($v->{text}, qr/healthy \(compute-bound\) on 2 of them/, 'says so');
+};
+
+subtest 'a straggler, no steps found: no gain stated' => sub {
+	my $dir = tempdir(CLEANUP => 1);
+	my $j = analyze(GtMore::job(dir => $dir, ranks => 3, slow => 1, late_ns => 3 * MS,
+				    steps => 2));
+	my $v = $j->{verdict} or return fail('a verdict');
+
+	is($v->{rank}, 1, 'names rank 1');
+	is($v->{job_step_ns}, undef, "the job's step unknown");
+	is($v->{est_gain_high}, undef, 'no gain');
+	like($v->{text}, qr/no steps found: what it costs the job's step is not known/, 'says so');
 };
 
 subtest 'no collective in common: no verdict' => sub {
