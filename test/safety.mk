@@ -21,6 +21,8 @@
 #                     output on synthetic dumps of 1M, 10M and 50M events
 #                     (SIZES, OUTPUTS), then the ranks report on 4 dumps
 #                     read on all cores (RANKS, RANK_EVENTS; CPU only)
+#   make bench-ranks  the ranks report on 8 rank dumps of a job against the
+#                     report of one: time and peak memory (RANKS, EVENTS)
 #   make bench-launch the added time per launch on the fake driver, with
 #                     the caches a driver would leave (CPU only)
 
@@ -129,6 +131,10 @@ $(B)/rusage: test/bench/rusage.c
 bench-analyzer: $(ANALYZER) $(B)/make_big_dump $(B)/rusage
 	B=$(B) test/bench/bench_analyzer.sh
 
+# ---- several ranks against one: time and peak memory (bench_ranks.sh) ---
+bench-ranks: $(ANALYZER) $(B)/make_big_dump $(B)/rusage
+	B=$(B) test/bench/bench_ranks.sh
+
 # ---- the added time per launch on the fake driver, cold caches included
 # (test/bench/launch_cost.sh; the real figure needs a GPU) -----------------
 $(TEST_B)/launch_cost: test/bench/launch_cost.c $(FAKE_HDR) $(FAKE_B)/libcuda.so
@@ -137,4 +143,4 @@ $(TEST_B)/launch_cost: test/bench/launch_cost.c $(FAKE_HDR) $(FAKE_B)/libcuda.so
 bench-launch: $(LIB) $(TEST_B)/launch_cost
 	B=$(B) test/bench/launch_cost.sh
 
-.PHONY: test-asan test-tsan fuzz fuzz-long test-safety bench-analyzer bench-launch
+.PHONY: test-asan test-tsan fuzz fuzz-long test-safety bench-analyzer bench-ranks bench-launch

@@ -3,7 +3,8 @@
  * ranks.c - ranks_load(): read each dump into its model (first pass, the
  * dumps in parallel on the machine's cores), tell which rank each is,
  * order them by rank, put their clocks on one (ranks.h), then match
- * collectives (ranks_match.c, second pass) and judge (ranks_report.c).
+ * collectives (ranks_match.c, second pass), judge (ranks_report.c) and
+ * give the job's verdict (ranks_verdict.c).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -253,6 +254,7 @@ static void describe(struct ranks *rk)
 			xasprintf("rank %u", rk->r[i].rank) :
 			xasprintf("rank %u pid %u", rk->r[i].rank, rk->r[i].m->pid);
 		d->t_to = UINT64_MAX;
+		rank_steps(&rk->r[i]);
 	}
 }
 
@@ -277,6 +279,7 @@ struct ranks *ranks_load(char **paths, size_t n, unsigned want)
 	}
 	progress_end();
 	ranks_judge(rk);
+	ranks_verdict(rk);
 	return rk;
 }
 

@@ -5,13 +5,16 @@
  * collectives entered by some ranks and not yet by others stay few), put
  * each collective call in its communicator's queue of that rank, and
  * when every rank of the communicator has entered the next one, see who
- * came last and how long the others waited.  With several hosts the
- * first 1024 matched collectives are held until the clocks are aligned
- * on them (ranks.h).
+ * came last and how long the others waited (the time covered by their
+ * waits), in which collective, and by how much the last one trailed the
+ * one before it in its step (its lead).  With several hosts the first
+ * 1024 matched collectives are held until the clocks are aligned on them
+ * (ranks.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/export/export_facts.h"
 #include "analyzer/passes/nccl.h"
 #include "analyzer/lib/progress.h"
 #include "analyzer/report/ranks.h"
@@ -21,8 +24,13 @@
 #define QUEUE_MAX (1u << 20)        /* collectives waiting, per rank */
 #define ALIGN_ON 1024               /* collectives the clocks align on */
 
+struct entry {
+	uint64_t t0;                /* entered, on its own clock */
+	size_t op;                  /* index in collectives[] */
+};
+
 struct queue {
-	uint64_t *v;
+	struct entry *v;
 	size_t head, len, cap;
 };
 
@@ -36,7 +44,7 @@ struct group {
 
 struct held {
 	size_t group;
-	uint64_t *t0;               /* raw entry times, per member */
+	struct entry *e;            /* raw entries, per member */
 };
 
 struct match {
@@ -44,31 +52,42 @@ struct match {
 	struct group *g;
 	size_t ng;
 	struct hmap *local;         /* per dump: comm id -> group << 16 | member, + 1 */
-	struct hmap *ops;           /* per dump: op id -> 1 collective, 2 not */
+	struct hmap *ops;           /* per dump: op id -> collectives[] index
+	                               + 1, or NOT_COLLECTIVE */
 	size_t *host;               /* per dump: index of its host */
 	struct held held[ALIGN_ON];
 	size_t nheld;
 	int aligned;
 };
 
-static const char *const collectives[] = {
-	"ncclAllReduce", "ncclBroadcast", "ncclBcast", "ncclReduce",
-	"ncclAllGather", "ncclReduceScatter", "ncclAlltoAll", "ncclGather",
-	"ncclScatter",
+#define NOT_COLLECTIVE 0xff
+
+static const struct { const char *api, *name; } collectives[RANKS_COLLECTIVES] = {
+	{ "ncclAllReduce", "all-reduce" }, { "ncclBroadcast", "broadcast" },
+	{ "ncclBcast", "broadcast" }, { "ncclReduce", "reduce" },
+	{ "ncclAllGather", "all-gather" }, { "ncclReduceScatter", "reduce-scatter" },
+	{ "ncclAlltoAll", "all-to-all" }, { "ncclGather", "gather" },
+	{ "ncclScatter", "scatter" },
 };
 
-static int is_collective(struct match *mt, size_t d, const struct dump_op *op)
+const char *ranks_collective_name(size_t i)
+{
+	return i < ARRAY_SIZE(collectives) ? collectives[i].name : "collectives";
+}
+
+/* The op's index in collectives[] + 1, or 0 when it is none. */
+static size_t collective_of(struct match *mt, size_t d, const struct dump_op *op)
 {
 	uintptr_t v = (uintptr_t)hmap_get_int(&mt->ops[d], op->id);
 
 	if (!v) {
-		v = 2;
+		v = NOT_COLLECTIVE;
 		for (size_t i = 0; i < ARRAY_SIZE(collectives); i++)
-			if (!strcmp(op->api, collectives[i]))
-				v = 1;
+			if (!strcmp(op->api, collectives[i].api))
+				v = i + 1;
 		hmap_put_int(&mt->ops[d], op->id, (void *)v);
 	}
-	return v == 1;
+	return v == NOT_COLLECTIVE ? 0 : v;
 }
 
 /* The same communicator in every dump: its uid hash, else NCCL's hash,
@@ -150,14 +169,61 @@ static void map_members(struct match *mt)
 
 /* ---- what a matched collective says ------------------------------------ */
 
-static void account(struct match *mt, const struct group *g, const uint64_t *t0)
+/* The step of its steady steps that t (its own clock) falls in, + 1;
+ * 0 outside them. */
+static size_t step_at(const struct rank_dump *r, uint64_t t)
+{
+	const uint64_t *b;
+	size_t n, lo = 0, hi;
+
+	if (!r->steady_steps || t < r->steady_t0 || t >= r->steady_t1 ||
+	    !facts_step_bounds(r->m, &b, &n))
+		return 0;
+	hi = n;
+	while (hi - lo > 1) {           /* b[lo] <= t < b[hi] */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo + 1;
+}
+
+/* The last rank entered at t (its clock), lead after the one before it
+ * ([from, to] on the aligned clock): per step, the largest lead counts;
+ * without steps, the time its leads cover. */
+static void lead(struct rank_dump *r, uint64_t t, uint64_t from, uint64_t to)
+{
+	size_t step;
+
+	if (!r->steady_steps) {
+		from = from > r->lead_until ? from : r->lead_until;
+		r->lead_ns += to > from ? to - from : 0;
+		r->lead_until = to > r->lead_until ? to : r->lead_until;
+		return;
+	}
+	if (!(step = step_at(r, t)))
+		return;
+	if (step != r->lead_step) {
+		r->lead_ns += r->lead_max;
+		r->lead_max = 0;
+		r->lead_step = step;
+	}
+	if (to - from > r->lead_max)
+		r->lead_max = to - from;
+}
+
+static void account(struct match *mt, const struct group *g,
+		    const struct entry *in)
 {
 	struct ranks *rk = mt->rk;
-	uint64_t e[g->n], emax = 0, sum = 0;
+	uint64_t e[g->n], emax = 0, e2 = 0, sum = 0;
 	size_t k, last = 0;
 
 	for (k = 0; k < g->n; k++) {
-		e[k] = t0[k] + (uint64_t)rk->dumps[g->dump[k]].offset_ns;
+		e[k] = in[k].t0 + (uint64_t)rk->dumps[g->dump[k]].offset_ns;
 		if (!k || e[k] > emax) {
 			emax = e[k];
 			last = k;
@@ -165,13 +231,21 @@ static void account(struct match *mt, const struct group *g, const uint64_t *t0)
 	}
 	for (k = 0; k < g->n; k++) {
 		struct rank_dump *r = &rk->r[g->dump[k]];
+		uint64_t from = e[k] > r->wait_until ? e[k] : r->wait_until;
+		uint64_t w = emax > from ? emax - from : 0;
 
+		if (k != last && (e2 == 0 || e[k] > e2))
+			e2 = e[k];
+		r->wait_until = emax > r->wait_until ? emax : r->wait_until;
 		r->colls++;
-		r->waited_ns += emax - e[k];
-		sum += emax - e[k];
+		r->waited_ns += w;
+		sum += w;
 	}
+	lead(&rk->r[g->dump[last]], in[last].t0, e2, emax);
 	rk->r[g->dump[last]].last++;
 	rk->r[g->dump[last]].caused_ns += sum;
+	if (in[last].op < RANKS_COLLECTIVES)
+		rk->wait_by_op[in[last].op] += sum;
 	rk->wait_ns += sum;
 	rk->matched++;
 }
@@ -192,7 +266,7 @@ static int earliest(struct match *mt, const struct held *hd, size_t h,
 
 	for (size_t k = 0; k < g->n; k++) {
 		size_t d = g->dump[k];
-		int64_t e = (int64_t)(hd->t0[k] + (uint64_t)mt->rk->dumps[d].offset_ns);
+		int64_t e = (int64_t)(hd->e[k].t0 + (uint64_t)mt->rk->dumps[d].offset_ns);
 
 		if (mt->host[d] == h && (!found || e < *out)) {
 			*out = e;
@@ -239,35 +313,35 @@ static void align(struct match *mt)
 			 rk->hosts, used, plural(used, "", "s"), missed ? "; some hosts on "
 			 "CLOCK_REALTIME only" : "");
 	for (size_t i = 0; i < mt->nheld; i++) {
-		account(mt, &mt->g[mt->held[i].group], mt->held[i].t0);
-		free(mt->held[i].t0);
+		account(mt, &mt->g[mt->held[i].group], mt->held[i].e);
+		free(mt->held[i].e);
 	}
 	mt->nheld = 0;
 }
 
-static void matched(struct match *mt, size_t gi, const uint64_t *t0)
+static void matched(struct match *mt, size_t gi, const struct entry *e)
 {
 	struct held *hd;
 
 	if (mt->aligned) {
-		account(mt, &mt->g[gi], t0);
+		account(mt, &mt->g[gi], e);
 		return;
 	}
 	hd = &mt->held[mt->nheld++];
 	hd->group = gi;
-	hd->t0 = xmalloc(mt->g[gi].n * sizeof(*t0));
-	memcpy(hd->t0, t0, mt->g[gi].n * sizeof(*t0));
+	hd->e = xmalloc(mt->g[gi].n * sizeof(*e));
+	memcpy(hd->e, e, mt->g[gi].n * sizeof(*e));
 	if (mt->nheld == ALIGN_ON)
 		align(mt);
 }
 
 /* ---- queues ---------------------------------------------------------------- */
 
-static void push(struct queue *q, uint64_t v)
+static void push(struct queue *q, struct entry v)
 {
 	if (q->len == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 16;
-		uint64_t *nv = xmalloc(cap * sizeof(*nv));
+		struct entry *nv = xmalloc(cap * sizeof(*nv));
 
 		for (size_t i = 0; i < q->len; i++)
 			nv[i] = q->v[(q->head + i) % q->cap];
@@ -279,9 +353,9 @@ static void push(struct queue *q, uint64_t v)
 	q->v[(q->head + q->len++) % q->cap] = v;
 }
 
-static uint64_t pop(struct queue *q)
+static struct entry pop(struct queue *q)
 {
-	uint64_t v = q->v[q->head];
+	struct entry v = q->v[q->head];
 
 	q->head = (q->head + 1) % q->cap;
 	q->len--;
@@ -291,7 +365,7 @@ static uint64_t pop(struct queue *q)
 static void try_match(struct match *mt, size_t gi)
 {
 	struct group *g = &mt->g[gi];
-	uint64_t t0[g->n];
+	struct entry e[g->n];
 	size_t k;
 
 	for (;;) {
@@ -300,12 +374,13 @@ static void try_match(struct match *mt, size_t gi)
 		if (k < g->n)
 			return;
 		for (k = 0; k < g->n; k++)
-			t0[k] = pop(&g->q[k]);
-		matched(mt, gi, t0);
+			e[k] = pop(&g->q[k]);
+		matched(mt, gi, e);
 	}
 }
 
-static void collective(struct match *mt, size_t d, const struct dump_event *ev)
+static void collective(struct match *mt, size_t d, const struct dump_event *ev,
+		       size_t op)
 {
 	uintptr_t v = (uintptr_t)hmap_get_int(&mt->local[d], ev->arg[GT_ARG_NCCL_COMM]);
 	struct rank_dump *r = &mt->rk->r[d];
@@ -321,6 +396,10 @@ static void collective(struct match *mt, size_t d, const struct dump_event *ev)
 		r->last_coll = ev->t0;
 		r->traced_at_last = r->traced;
 	}
+	if (r->steady_steps && ev->t0 >= r->steady_t0 && ev->t0 < r->steady_t1) {
+		r->steady_colls++;
+		r->steady_bytes = sat_add(r->steady_bytes, ev->arg[GT_ARG_NCCL_BYTES]);
+	}
 	if (!v || (g = &mt->g[gi])->broken)
 		return;
 	if (g->q[k].len >= QUEUE_MAX) {
@@ -330,18 +409,19 @@ static void collective(struct match *mt, size_t d, const struct dump_event *ev)
 		g->broken = 1;
 		return;
 	}
-	push(&g->q[k], ev->t0);
+	push(&g->q[k], (struct entry){ .t0 = ev->t0, .op = op });
 	try_match(mt, gi);
 }
 
 static void event(struct match *mt, size_t d, const struct dump_event *ev)
 {
 	struct rank_dump *r = &mt->rk->r[d];
+	size_t op;
 
 	if (r->have_tid && ev->tid == r->coll_tid && ev->t0 >= r->first_coll)
 		r->traced += ev->dur;
-	if (ev->op->kind == GT_KIND_NCCL && is_collective(mt, d, ev->op))
-		collective(mt, d, ev);
+	if (ev->op->kind == GT_KIND_NCCL && (op = collective_of(mt, d, ev->op)))
+		collective(mt, d, ev, op - 1);
 }
 
 /* ---- reading side by side ------------------------------------------------- */
@@ -430,6 +510,10 @@ static void finish(struct match *mt)
 		free(g->dump);
 	}
 	for (size_t d = 0; d < mt->rk->n; d++) {
+		struct rank_dump *r = &mt->rk->r[d];
+
+		r->lead_ns += r->lead_max;      /* its last step */
+		r->lead_max = 0;
 		hmap_release(&mt->local[d]);
 		hmap_release(&mt->ops[d]);
 	}
@@ -468,7 +552,7 @@ int ranks_match(struct ranks *rk)
 	for (size_t d = 0; d < rk->n; d++)
 		dump_close(s[d].r);
 	for (size_t i = 0; i < mt.nheld; i++)
-		free(mt.held[i].t0);
+		free(mt.held[i].e);
 	free(s);
 	free(mt.g);
 	free(mt.local);

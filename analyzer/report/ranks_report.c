@@ -296,9 +296,9 @@ static void straggler_table(FILE *out, const struct ranks *rk)
 {
 	static const struct table_column cols[] = {
 		{ "Rank", 1 }, { "Collectives", 0 }, { "Entered last", 0 },
-		{ "Waited for others", 0 }, { "Made others wait", 0 },
+		{ "Waited for others", 0 }, { "Made others wait", 0 }, { "Step", 0 },
 	};
-	char b[5][UNITS_BUF];
+	char b[6][UNITS_BUF];
 	struct table t;
 
 	fprintf(out, "\nStragglers (%" PRIu64 " collective%s matched on %zu "
@@ -319,6 +319,7 @@ static void straggler_table(FILE *out, const struct ranks *rk)
 			rk->dumps[i].label, num(b[1], r->colls), num(b[2], r->last),
 			fmt_ns(b[3], UNITS_BUF, r->waited_ns),
 			fmt_ns(b[4], UNITS_BUF, r->caused_ns),
+			r->step_ns ? fmt_ns(b[5], UNITS_BUF, r->step_ns) : "-",
 		};
 
 		if (r->colls)
@@ -337,6 +338,10 @@ void ranks_report_text(FILE *out, const struct ranks *rk, size_t top)
 		fprintf(out, " (%zu more could not be read)", rk->skipped);
 	fputs("\n", out);
 	fprintf(out, "clock: %s\n", rk->clock);
+	if (rk->v.have) {
+		fprintf(out, "\nVerdict\n");
+		report_wrap(out, "  ", "  ", rk->v.text);
+	}
 	if (rk->finding[0]) {
 		fprintf(out, "\nFinding\n");
 		report_wrap(out, "  - ", "    ", rk->finding);
@@ -378,6 +383,13 @@ static void rank_json(struct json *j, const struct ranks *rk, size_t i)
 	put_u(j, "entered_last", r->last);
 	put_u(j, "waited_ns", r->waited_ns);
 	put_u(j, "caused_wait_ns", r->caused_ns);
+	put_u(j, "lead_ns", r->lead_ns);
+	json_key(j, "step_ns");
+	if (r->step_ns)
+		json_uint(j, r->step_ns);
+	else
+		json_null(j);
+	put_u(j, "steady_steps", r->steady_steps);
 	for (int c = 0; c < COST_KINDS; c++) {
 		json_key(j, cost_keys[c]);
 		if (r->cost_known[c])
@@ -385,6 +397,67 @@ static void rank_json(struct json *j, const struct ranks *rk, size_t i)
 		else
 			json_null(j);
 	}
+	json_end_object(j);
+}
+
+static void put_share(struct json *j, const char *k, int have, double v)
+{
+	json_key(j, k);
+	if (have)
+		json_double(j, v);
+	else
+		json_null(j);
+}
+
+static void put_text(struct json *j, const char *k, const char *v)
+{
+	json_key(j, k);
+	if (v)
+		json_string(j, v);
+	else
+		json_null(j);
+}
+
+/* "verdict": the job's (ranks_verdict.c), null when there is none. */
+static void verdict_json(struct json *j, const struct ranks *rk)
+{
+	const struct job_verdict *v = &rk->v;
+	double J = (double)v->job_step_ns;
+
+	json_key(j, "verdict");
+	if (!v->have) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_key(j, "rank");
+	if (v->rank >= 0)
+		json_uint(j, rk->r[v->rank].rank);
+	else
+		json_null(j);
+	put_text(j, "label", v->rank >= 0 ? rk->dumps[v->rank].label : NULL);
+	put_text(j, "class", v->cls);
+	put_text(j, "cause", v->cause);
+	put_text(j, "collective", v->collective);
+	json_key(j, "job_step_ns");
+	if (v->job_step_ns)
+		json_uint(j, v->job_step_ns);
+	else
+		json_null(j);
+	put_text(j, "job_step_label", v->job_step_ns ? rk->dumps[v->job_rank].label : NULL);
+	put_share(j, "est_gain_low", v->have_gain, v->gain_lo);
+	put_share(j, "est_gain_high", v->have_gain, v->gain_hi);
+	json_key(j, "est_job_step_low_ns");
+	if (v->have_gain)
+		json_uint(j, (uint64_t)(J * (1 - v->gain_hi)));
+	else
+		json_null(j);
+	json_key(j, "est_job_step_high_ns");
+	if (v->have_gain)
+		json_uint(j, (uint64_t)(J * (1 - v->gain_lo)));
+	else
+		json_null(j);
+	put_text(j, "text", v->text);
 	json_end_object(j);
 }
 
@@ -408,6 +481,7 @@ void ranks_report_json(FILE *out, const struct ranks *rk)
 	for (size_t i = 0; i < rk->n; i++)
 		rank_json(&j, rk, i);
 	json_end_array(&j);
+	verdict_json(&j, rk);
 	json_key(&j, "finding");
 	if (rk->slow < 0) {
 		json_null(&j);

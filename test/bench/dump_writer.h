@@ -43,16 +43,17 @@ static void put_str(uint8_t **p, const char *s)
 	*p += 4 + n;
 }
 
-static void header_and_process(void)
+/* The header and the process record of pid, of that rank. */
+static void header_and_process_of(uint32_t pid, uint32_t rank)
 {
 	struct gt_file_header h = {
 		.magic = GT_MAGIC, .version = GT_FORMAT_VERSION,
 		.min_reader = GT_FORMAT_MIN_READER, .header_size = sizeof(h),
 		.endian = GT_ENDIAN_MARK, .clock_id = GT_CLOCK_MONOTONIC,
 		.start_ns = 1000000000ull, .start_realtime_ns = 1700000000000000000ull,
-		.pid = 4242,
+		.pid = pid,
 	};
-	struct gt_process pr = { .pid = 4242, .ppid = 1, .argc = 2 };
+	struct gt_process pr = { .pid = pid, .ppid = 1, .rank = rank, .argc = 2 };
 	uint8_t buf[256], *p = buf;
 
 	fwrite(&h, sizeof(h), 1, out);

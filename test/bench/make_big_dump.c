@@ -4,11 +4,16 @@
  * the analyzer reads (events per second) and that its memory does not
  * grow with the events (check_overhead.py, make bench-analyzer).
  *
- *   make_big_dump OUT EVENTS [THREADS]
+ *   make_big_dump OUT EVENTS [THREADS [RANK RANKS]]
  *
  * The mix of a training loop: per thread, 70% launches of 48 kernels in
  * 96 shapes on 4 streams, 10% copies, 10% memsets, 10% stream syncs, a
- * few microseconds apart, in events chunks of up to 64Ki events.
+ * few microseconds apart, in events chunks of up to 64Ki events.  With
+ * RANK and RANKS, rank RANK of a job of RANKS (its own pid, a
+ * communicator common to the job): the first thread makes one
+ * ncclAllReduce in every NCCL_EVERY of its events instead of the mix's,
+ * the same in every rank, so that the ranks report matches them all
+ * (test/bench/bench_ranks.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,21 +27,39 @@
 #define SHAPES 96
 #define STREAMS 4
 #define CHUNK_EVENTS 65536
+#define NCCL_EVERY 100
+#define COMM_ID 1
 
-enum { OP_LAUNCH, OP_COPY, OP_SET, OP_SYNC, N_OPS };
+enum { OP_LAUNCH, OP_COPY, OP_SET, OP_SYNC, OP_NCCL, N_OPS };
 
-static void header_and_tables(void)
+static int ranked;              /* a rank of a job: NCCL calls */
+
+/* The job's communicator, as this rank's dump has it. */
+static void comm(uint32_t rank, uint32_t ranks)
+{
+	struct gt_nccl_comm c = { .id = COMM_ID, .rank = (int32_t)rank,
+				  .nranks = (int32_t)ranks, .device = (int32_t)rank,
+				  .color = -1, .uid_hash = 0xfeedfacecafebeefull,
+				  .t_ns = 1000000000ull, .how = GT_NCCL_INIT_RANK };
+
+	chunk(GT_CHUNK_NCCL_COMM, &c, sizeof(c), NULL, 0);
+}
+
+static void header_and_tables(uint32_t rank, uint32_t ranks)
 {
 	static const struct { const char *api; uint8_t kind, dir, nargs; } ops[N_OPS] = {
 		[OP_LAUNCH] = { "cuLaunchKernel", GT_KIND_LAUNCH, 0, 1 },
 		[OP_COPY] = { "cuMemcpyHtoDAsync", GT_KIND_COPY, GT_DIR_HTOD, 6 },
 		[OP_SET] = { "cuMemsetD32Async", GT_KIND_SET, 0, 2 },
 		[OP_SYNC] = { "cuStreamSynchronize", GT_KIND_SYNC, 0, 2 },
+		[OP_NCCL] = { "ncclAllReduce", GT_KIND_NCCL, 0, 7 },
 	};
 	char base[32], name[64];
 
-	header_and_process();
-	for (int op = 0; op < N_OPS; op++) {
+	header_and_process_of(4242 + rank, rank);
+	if (ranked)
+		comm(rank, ranks);
+	for (int op = 0; op < (ranked ? N_OPS : OP_NCCL); op++) {
 		struct gt_op_info info = { .op = (uint16_t)op, .kind = ops[op].kind,
 					   .direction = ops[op].dir,
 					   .flags = op == OP_SYNC ? 0 : GT_OPF_ASYNC,
@@ -82,6 +105,14 @@ static uint8_t *args(uint8_t *p, int op, uint64_t i)
 	case OP_SET:
 		p = gt_varint_put(p, 1 << 20);
 		return gt_varint_put(p, 0x7f3400000000ull);
+	case OP_NCCL:           /* 1 Mi floats, comm, no peer, float, sum */
+		p = gt_varint_put(p, 1 << 20);
+		p = gt_varint_put(p, 4 << 20);
+		p = gt_varint_put(p, COMM_ID);
+		p = gt_varint_put(p, 0);
+		p = gt_varint_put(p, 8);
+		p = gt_varint_put(p, 1);
+		return gt_varint_put(p, 0);
 	default:
 		p = gt_varint_put(p, 0x5500000000ull + 16);
 		return gt_varint_put(p, 0);
@@ -100,6 +131,9 @@ static void events(uint32_t tid, uint32_t buffer, uint64_t first, uint32_t n,
 	for (uint32_t k = 0; k < n; k++) {
 		uint64_t i = first + k, r = (i * 2654435761u) % 10;
 		int op = r < 7 ? OP_LAUNCH : r == 7 ? OP_COPY : r == 8 ? OP_SET : OP_SYNC;
+
+		if (ranked && tid == 1000 && i % NCCL_EVERY == NCCL_EVERY - 1)
+			op = OP_NCCL;
 		uint64_t dur = op == OP_SYNC ? 50000 + i % 1000 : 2000 + i % 700;
 
 		p = gt_varint_put(p, (uint64_t)op);
@@ -118,19 +152,26 @@ int main(int argc, char **argv)
 {
 	uint64_t total, done = 0, t[64], seq[64] = { 0 };
 	unsigned threads;
+	uint32_t rank = 0, ranks = 0;
 	struct gt_end end = { 0 };
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: make_big_dump OUT EVENTS [THREADS]\n");
+	if (argc != 3 && argc != 4 && argc != 6) {
+		fprintf(stderr, "usage: make_big_dump OUT EVENTS [THREADS [RANK RANKS]]\n");
 		return 2;
 	}
 	total = strtoull(argv[2], NULL, 10);
 	threads = argc > 3 ? (unsigned)atoi(argv[3]) : 4;
-	if (threads < 1 || threads > 64 || !(out = fopen(argv[1], "wb"))) {
+	if (argc == 6) {
+		ranked = 1;
+		rank = (uint32_t)atoi(argv[4]);
+		ranks = (uint32_t)atoi(argv[5]);
+	}
+	if (threads < 1 || threads > 64 || (ranked && rank >= ranks) ||
+	    !(out = fopen(argv[1], "wb"))) {
 		fprintf(stderr, "make_big_dump: bad arguments or cannot write '%s'\n", argv[1]);
 		return 2;
 	}
-	header_and_tables();
+	header_and_tables(rank, ranks);
 	for (unsigned k = 0; k < threads; k++)
 		t[k] = 2000000000ull + k * 1000;
 	while (done < total) {

@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: make_worst_dump OUT redefine|kernels|nvtx N\n");
 		return 2;
 	}
-	header_and_process();
+	header_and_process_of(4242, 0);
 	ops();
 	if (!strcmp(argv[2], "redefine"))
 		redefine(n);

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""check_nccl.py - NCCL through torch.distributed on the real GPUs.
+"""check_nccl.py - NCCL through torch.distributed on the real GPUs, NVLink
+multicast off (multilib.NO_MULTICAST).
 
 Traces examples/pytorch/nccl_collectives.py with one process (one GPU) and,
 where there are two GPUs or more, one process per GPU (up to 8), and
@@ -23,6 +24,7 @@ import re
 import subprocess
 
 import gpulib as g
+from multilib import NO_MULTICAST
 
 SCRIPT = "examples/pytorch/nccl_collectives.py"
 # truth key -> the ops whose host-side rows it counts
@@ -46,7 +48,8 @@ def trace_ranks(world):
     """Run the script traced; (truth, [json of each dump with NCCL calls])."""
     out_tmpl = os.path.join(g.WORK, f"nccl-w{world}-%p.bin")
     rc, out, err = g.run(["python3", SCRIPT, "--world", str(world)],
-                         {"LD_PRELOAD": g.LIB, "GPUTRACE_OUTPUT": out_tmpl}, timeout=600)
+                         {"LD_PRELOAD": g.LIB, "GPUTRACE_OUTPUT": out_tmpl, **NO_MULTICAST},
+                         timeout=600)
     dumps = re.findall(r"gputrace: wrote (\S+) \(\d+ events, \d+ dropped\)", err)
     if rc != 0 or not dumps:
         raise RuntimeError(f"nccl-w{world}: rc={rc} dumps={dumps} stderr={err[-2000:]}")

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """check_ranks.py - the exports and the several-ranks analysis on the
-real GPUs, with examples/pytorch/ddp_train.py (DDP, NCCL).
+real GPUs, with examples/pytorch/ddp_train.py (DDP, NCCL), NVLink
+multicast off (multilib.NO_MULTICAST).
 
   ranks-exit-<job>   the traced job exited 0 (its dumps are checked anyway)
   ranks-outputs-w1   one rank: --trace is valid JSON with kernels on GPU
@@ -25,6 +26,7 @@ import sqlite3
 import subprocess
 
 import gpulib as g
+from multilib import NO_MULTICAST
 
 SCRIPT = "examples/pytorch/ddp_train.py"
 STEPS = 40
@@ -42,7 +44,7 @@ def job(name, world, extra=()):
     folder = os.path.join(g.WORK, name)
     os.makedirs(folder, exist_ok=True)
     rc, out, err = g.run(["python3", SCRIPT, "--world", str(world), "--steps", str(STEPS),
-                          *extra], {"LD_PRELOAD": g.LIB,
+                          *extra], {"LD_PRELOAD": g.LIB, **NO_MULTICAST,
                                     "GPUTRACE_OUTPUT": os.path.join(folder, "r-%p.bin")},
                          timeout=900)
     dumps = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".bin"))

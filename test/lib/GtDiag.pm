@@ -15,6 +15,14 @@
 #   $g->sample(0, proc => 0, child => 0);       # cumulative CPU ns
 #   my $j = $g->analyze;                        # the --json output, decoded
 #
+# One rank of a job: pid, host, rank and its communicator (GtMore::comm's
+# fields), its NCCL calls on it; written where told:
+#
+#   my $g = GtDiag->new(pid => 101, rank => 1,
+#                       comm => { id => 1, rank => 1, nranks => 4, uid => 0xfeed });
+#   $g->nccl(1, $t0, 20_000, comm => 1, bytes => 4 << 20);
+#   $g->dump_path("$dir/rank1.bin");
+#
 # Times are host clock; the clock pair maps the GPU clock one to one.
 package GtDiag;
 
@@ -24,6 +32,7 @@ use File::Temp qw(tempdir);
 use JSON::PP;
 
 use GtDump qw(:DEFAULT run_analyzer);
+use GtMore;
 
 use constant {
 	KIND_HOSTALLOC => 6, KIND_NCCL => 7, KIND_NVTX => 8,
@@ -35,7 +44,7 @@ use constant {
 	# op ids
 	OP_LAUNCH => 1, OP_HTOD_ASYNC => 2, OP_DTOH_ASYNC => 3, OP_SYNC => 4,
 	OP_NCCL => 5, OP_PUSH => 6, OP_POP => 7, OP_HTOD => 8, OP_GRAPH => 9,
-	OP_QUERY => 10, OP_EVENT_SYNC => 11,
+	OP_QUERY => 10, OP_EVENT_SYNC => 11, OP_NCCL_ASYNC => 12,
 };
 
 my $dir = tempdir(CLEANUP => 1);
@@ -55,7 +64,9 @@ sub new {
 		       nvml => $o{nvml},              # NVML device 0's facts:
 						      # [[key, value, text]...]
 
-		       settings => $o{settings} }, $class;  # ["NAME=value"...]
+		       settings => $o{settings},      # ["NAME=value"...]
+		       pid => $o{pid} // 42, host => $o{host} // 'node1',
+		       rank => $o{rank}, comm => $o{comm} }, $class;
 }
 
 sub ev {
@@ -105,11 +116,15 @@ sub copy {
 					  $o{stack} // 0] });
 }
 
+# An ncclAllReduce; options: bytes, comm (its communicator's id), async
+# (enqueued, as NCCL does: the call of a rank's collective).
 sub nccl {
-	my ($self, $tid, $t0, $dur) = @_;
+	my ($self, $tid, $t0, $dur, %o) = @_;
+	my $bytes = $o{bytes} // 4096;
 
-	return $self->ev($tid, { op => OP_NCCL, t0 => $t0, dur => $dur,
-				 args => [1024, 4096, 0, 0, 8, 1, 0] });
+	return $self->ev($tid, { op => $o{async} ? OP_NCCL_ASYNC : OP_NCCL,
+				 t0 => $t0, dur => $dur,
+				 args => [$bytes / 4, $bytes, $o{comm} // 0, 0, 8, 1, 0] });
 }
 
 sub push_range {
@@ -204,6 +219,7 @@ sub write_ops {
 		[OP_GRAPH, KIND_GRAPH, 0, 1, 'cuGraphLaunch', 1],
 		[OP_QUERY, KIND_SYNC, 0, 0, 'cuStreamQuery', 2],
 		[OP_EVENT_SYNC, KIND_SYNC, 0, 0, 'cuEventSynchronize', 2],
+		[OP_NCCL_ASYNC, KIND_NCCL, 0, 1, 'ncclAllReduce', 7],
 	);
 	$d->op(op => $_->[0], kind => $_->[1], dir => $_->[2], flags => $_->[3],
 	       api => $_->[4], nargs => $_->[5]) for @ops;
@@ -324,13 +340,15 @@ sub library_steps {
 	return $self;
 }
 
+# Written to path, or a file of its own in a temporary folder.
 sub dump_path {
-	my ($self) = @_;
-	my $d = GtDump->new(pid => 42, start_ns => 0);
+	my ($self, $path) = @_;
+	my $d = GtDump->new(pid => $self->{pid}, start_ns => 0);
 	my $last = 0;
 
-	$d->process(host => 'node1', exe => '/usr/bin/python3',
-		    argv => ['python3', 'train.py']);
+	$d->process(host => $self->{host}, rank => $self->{rank},
+		    exe => '/usr/bin/python3', argv => ['python3', 'train.py']);
+	GtMore::comm($d, %{ $self->{comm} }) if $self->{comm};
 	$self->write_ops($d);
 	$self->write_env($d);
 	$self->write_stacks($d);
@@ -343,7 +361,7 @@ sub dump_path {
 			for @$l;
 	}
 	$d->end(end_ns => $last + 1000);
-	return $d->write(sprintf('%s/diag-%d.gtd', $dir, ++$serial));
+	return $d->write($path // sprintf('%s/diag-%d.gtd', $dir, ++$serial));
 }
 
 # The analyzer's JSON for this dump (dies with its message on failure).
