@@ -64,7 +64,7 @@ static void record_one(long i)
 		return;
 	if (i % 3 == 0) {
 		gt_fill_launch(r, (CUfunction)&funcs[i % 4], 1, 1, 1, 32, 1, 1, 0,
-			       (CUstream)(uintptr_t)(16 + i % 5));
+			       (CUstream)(uintptr_t)(16 + i % 5), NULL, NULL);
 		r->t0 = gt_now();
 		r->t1 = gt_now();
 		gt_rec_commit(r, GT_OP_cuLaunchKernel, 0);
