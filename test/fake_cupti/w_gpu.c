@@ -6,7 +6,7 @@
  *
  *   w_gpu [--sleep-us=N] [--threads=T] [--idle-ms=M] [--setup-ms=S]
  *         [--init-reps=R] [--random] [--raise-at=I] [--own-handler]
- *         [--touch-at=I] [--alternate] [ITERS]
+ *         [--touch-at=I] [--alternate] [--blocks=K] [ITERS]
  *
  * Each iteration on each thread: two kernel launches (vecAdd 4x256,
  * scale 2x128), a HtoD copy of 4096 bytes (pageable), a DtoH async copy
@@ -24,7 +24,11 @@
  * the file $W_GPU_TRIGGER before iteration I.  --alternate: six more
  * launches of scale an iteration, one of them on a grid of 3 every other
  * iteration (a kernel's shape picked by the batch): the calls repeat
- * every two iterations.  Prints "truth ..." lines with the counts.
+ * every two iterations.  --blocks: each iteration is K blocks of the
+ * same two launches (a model of identical layers), block j on its own
+ * buffer, then the stream sync: the calls repeat every block, the
+ * arguments (FAKE_KERNEL_PARAMS=1) every iteration.  Prints "truth ..."
+ * lines with the counts.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -56,7 +60,7 @@ static struct {
 static CUcontext ctx;
 static CUfunction vecadd, scale;
 static long iters = 10, sleep_us, idle_ms, setup_ms, init_reps, random_order;
-static long raise_at = -1, own_handler, touch_at = -1, alternate;
+static long raise_at = -1, own_handler, touch_at = -1, alternate, blocks;
 static volatile sig_atomic_t handler_calls;
 static unsigned setup_calls;
 
@@ -132,9 +136,23 @@ static void launch_random(CUstream s, CUdeviceptr d, unsigned r)
 		launch_scale(s, d, 1 + (r >> 1) % 3);
 }
 
+/* K blocks of identical layers, each on its own part of d. */
+static void layers(CUstream s, CUdeviceptr d)
+{
+	for (long j = 0; j < blocks; j++) {
+		launch_add(s, d + 256 * (CUdeviceptr)j, 4);
+		launch_scale(s, d + 256 * (CUdeviceptr)j, 2);
+	}
+	ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_SYNC }), api.sync(s));
+}
+
 static void iteration(CUstream s, CUdeviceptr d, unsigned char *h,
 		      unsigned *seed, long i)
 {
+	if (blocks) {
+		layers(s, d);
+		return;
+	}
 	for (int k = 0; alternate && k < 6; k++)
 		launch_scale(s, d, k == 3 && i % 2 ? 3 : 2);
 	if (random_order) {
@@ -253,7 +271,8 @@ int main(int argc, char **argv)
 		    wl_opt_int(argv[i], "--setup-ms", &setup_ms) ||
 		    wl_opt_int(argv[i], "--init-reps", &init_reps) ||
 		    wl_opt_int(argv[i], "--raise-at", &raise_at) ||
-		    wl_opt_int(argv[i], "--touch-at", &touch_at))
+		    wl_opt_int(argv[i], "--touch-at", &touch_at) ||
+		    wl_opt_int(argv[i], "--blocks", &blocks))
 			continue;
 		if (!strcmp(argv[i], "--random") || !strcmp(argv[i], "--own-handler")) {
 			*(argv[i][2] == 'r' ? &random_order : &own_handler) = 1;
@@ -284,7 +303,8 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	printf("truth threads=%ld iters=%ld kernels=%ld copies=%ld sets=%ld "
 	       "syncs=%ld handler_calls=%d setup_launches=%u\n", threads, iters,
-	       (alternate ? 8 : 2) * threads * iters, 2 * threads * iters, threads * iters,
+	       (blocks ? 2 * blocks : alternate ? 8 : 2) * threads * iters,
+	       blocks ? 0 : 2 * threads * iters, blocks ? 0 : threads * iters,
 	       threads * iters, (int)handler_calls, setup_calls);
 	return 0;
 }
