@@ -241,6 +241,16 @@ struct period_det {
 	uint64_t kept_seen;             /* ... at this call */
 };
 
+/* The library's steps (GT_CHUNK_STEPS) by the GPU calls each holds. */
+#define LIB_PERIODS 8
+struct lib_steps {
+	uint64_t bounds, next_seq, last;
+	uint32_t source;                /* enum gt_step_source, 0 if they differ */
+	uint32_t period[LIB_PERIODS];   /* GPU calls a step (0: another) */
+	uint64_t steps[LIB_PERIODS];    /* steps of so many calls */
+	uint64_t ns[LIB_PERIODS];       /* ... and their time */
+};
+
 struct nvtx_cand {
 	char *key, *name;
 	uint32_t depth;                 /* 0: top level, 1: inside one */
@@ -435,6 +445,7 @@ struct diagnosis {
 	size_t ndet;
 	struct period_det *last_det;    /* the last one asked for, or NULL */
 	struct step_stats steps;
+	struct lib_steps lib;           /* the library's, to compare */
 
 	/* results */
 	int have_gpu;                   /* GPU records in the region */
@@ -616,6 +627,7 @@ void steps_period_release(struct diagnosis *d);
  * tok[0..n); 0 if none (exposed for the unit tests). */
 uint32_t steps_suffix_period(const uint32_t *tok, size_t n, int32_t *work);
 void steps_finish(struct model *m, struct diagnosis *d);
+void steps_library_chunk(struct diagnosis *d, const struct dump_record *rec);
 void steps_release(struct step_stats *s);
 /* After the replay: the step at the pace of the slower of host and GPU. */
 void steps_pace(struct diagnosis *d);
