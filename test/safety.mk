@@ -23,6 +23,8 @@
 #                     read on all cores (RANKS, RANK_EVENTS; CPU only)
 #   make bench-launch the added time per launch on the fake driver, with
 #                     the caches a driver would leave (CPU only)
+#   make bench-start  the CPU time the start window adds to a long
+#                     launch-bound run on the fake driver and CUPTI
 
 SAFETY_WL := fork exec signal kill late hostile life res
 SAFETY_WORKLOADS := $(SAFETY_WL:%=$(TEST_B)/w_%)
@@ -137,4 +139,9 @@ $(TEST_B)/launch_cost: test/bench/launch_cost.c $(FAKE_HDR) $(FAKE_B)/libcuda.so
 bench-launch: $(LIB) $(TEST_B)/launch_cost
 	B=$(B) test/bench/launch_cost.sh
 
-.PHONY: test-asan test-tsan fuzz fuzz-long test-safety bench-analyzer bench-launch
+# ---- what the start window adds (test/bench/start_cost.sh) ---------------
+bench-start: $(LIB) $(B)/rusage $(TEST_B)/w_gpu $(FAKE_CUPTI_LIB)
+	B=$(B) test/bench/start_cost.sh
+
+.PHONY: test-asan test-tsan fuzz fuzz-long test-safety bench-analyzer bench-launch \
+	bench-start

@@ -149,6 +149,9 @@ static NOINLINE void add_other(struct model *m, struct diagnosis *d,
 	case DUMP_WINDOW:
 		idle_gpu_window(d, &rec->window);
 		break;
+	case DUMP_SWITCH:
+		idle_gpu_switch(d, &rec->gswitch);
+		break;
 	case DUMP_STEPS:
 		steps_library_chunk(d, rec);
 		break;

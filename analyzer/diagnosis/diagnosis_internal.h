@@ -419,6 +419,11 @@ struct diagnosis {
 	uint64_t gpu_records, first_gpu, last_gpu;
 	struct span_list windows;
 	uint64_t window_open;           /* start of the open window, 0 none */
+	size_t first_window;            /* windows' span of window 1, + 1 */
+	struct span first_span;         /* ... as it was added */
+	int first_at_start;             /* ... opened at the start (before the
+					   steps were steady): left out when
+					   other windows are there */
 	struct hmap kinds;              /* kernel name_str -> what it is + 1 */
 	/* pages of DIAG_PAGE_BUCKETS, each made when the run reaches it (a
 	 * time far from the rest costs one page, not all before it) */
@@ -491,6 +496,7 @@ const struct host_seg *idle_seg_at(const struct diagnosis *d, uint64_t t,
 void idle_gpu_chunk(struct model *m, struct diagnosis *d,
 		    const struct dump_reader *r, const struct dump_record *rec);
 void idle_gpu_window(struct diagnosis *d, const struct gt_gpu_window *w);
+void idle_gpu_switch(struct diagnosis *d, const struct gt_gpu_switch *sw);
 void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s);
 void idle_gpu_finish(struct model *m, struct diagnosis *d);
 /* Statistics of the buckets overlapping [t0, t1), added to d->region_*. */
