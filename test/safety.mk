@@ -25,6 +25,8 @@
 #                     report of one: time and peak memory (RANKS, EVENTS)
 #   make bench-launch the added time per launch on the fake driver, with
 #                     the caches a driver would leave (CPU only)
+#   make bench-start  the CPU time the start window adds to a long
+#                     launch-bound run on the fake driver and CUPTI
 
 SAFETY_WL := fork exec signal kill late hostile life res
 SAFETY_WORKLOADS := $(SAFETY_WL:%=$(TEST_B)/w_%)
@@ -143,4 +145,9 @@ $(TEST_B)/launch_cost: test/bench/launch_cost.c $(FAKE_HDR) $(FAKE_B)/libcuda.so
 bench-launch: $(LIB) $(TEST_B)/launch_cost
 	B=$(B) test/bench/launch_cost.sh
 
-.PHONY: test-asan test-tsan fuzz fuzz-long test-safety bench-analyzer bench-ranks bench-launch
+# ---- what the start window adds (test/bench/start_cost.sh) ---------------
+bench-start: $(LIB) $(B)/rusage $(TEST_B)/w_gpu $(FAKE_CUPTI_LIB)
+	B=$(B) test/bench/start_cost.sh
+
+.PHONY: test-asan test-tsan fuzz fuzz-long test-safety bench-analyzer bench-ranks \
+	bench-launch bench-start

@@ -149,6 +149,12 @@ static NOINLINE void add_other(struct model *m, struct diagnosis *d,
 	case DUMP_WINDOW:
 		idle_gpu_window(d, &rec->window);
 		break;
+	case DUMP_SWITCH:
+		idle_gpu_switch(d, &rec->gswitch);
+		break;
+	case DUMP_STEPS:
+		steps_library_chunk(d, rec);
+		break;
 	case DUMP_SHAPE:
 		idle_gpu_shape(d, &rec->shape);
 		break;

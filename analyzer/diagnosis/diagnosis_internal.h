@@ -241,6 +241,16 @@ struct period_det {
 	uint64_t kept_seen;             /* ... at this call */
 };
 
+/* The library's steps (GT_CHUNK_STEPS) by the GPU calls each holds. */
+#define LIB_PERIODS 8
+struct lib_steps {
+	uint64_t bounds, next_seq, last;
+	uint32_t source;                /* enum gt_step_source, 0 if they differ */
+	uint32_t period[LIB_PERIODS];   /* GPU calls a step (0: another) */
+	uint64_t steps[LIB_PERIODS];    /* steps of so many calls */
+	uint64_t ns[LIB_PERIODS];       /* ... and their time */
+};
+
 struct nvtx_cand {
 	char *key, *name;
 	uint32_t depth;                 /* 0: top level, 1: inside one */
@@ -416,6 +426,11 @@ struct diagnosis {
 	uint64_t gpu_records, first_gpu, last_gpu;
 	struct span_list windows;
 	uint64_t window_open;           /* start of the open window, 0 none */
+	size_t first_window;            /* windows' span of window 1, + 1 */
+	struct span first_span;         /* ... as it was added */
+	int first_at_start;             /* ... opened at the start (before the
+					   steps were steady): left out when
+					   other windows are there */
 	struct hmap kinds;              /* kernel name_str -> what it is + 1 */
 	/* pages of DIAG_PAGE_BUCKETS, each made when the run reaches it (a
 	 * time far from the rest costs one page, not all before it) */
@@ -442,6 +457,7 @@ struct diagnosis {
 	size_t ndet;
 	struct period_det *last_det;    /* the last one asked for, or NULL */
 	struct step_stats steps;
+	struct lib_steps lib;           /* the library's, to compare */
 
 	/* results */
 	int have_gpu;                   /* GPU records in the region */
@@ -488,6 +504,7 @@ const struct host_seg *idle_seg_at(const struct diagnosis *d, uint64_t t,
 void idle_gpu_chunk(struct model *m, struct diagnosis *d,
 		    const struct dump_reader *r, const struct dump_record *rec);
 void idle_gpu_window(struct diagnosis *d, const struct gt_gpu_window *w);
+void idle_gpu_switch(struct diagnosis *d, const struct gt_gpu_switch *sw);
 void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s);
 void idle_gpu_finish(struct model *m, struct diagnosis *d);
 /* Statistics of the buckets overlapping [t0, t1), added to d->region_*. */
@@ -624,6 +641,7 @@ void steps_period_release(struct diagnosis *d);
  * tok[0..n); 0 if none (exposed for the unit tests). */
 uint32_t steps_suffix_period(const uint32_t *tok, size_t n, int32_t *work);
 void steps_finish(struct model *m, struct diagnosis *d);
+void steps_library_chunk(struct diagnosis *d, const struct dump_record *rec);
 void steps_release(struct step_stats *s);
 /* After the replay: the step at the pace of the slower of host and GPU. */
 void steps_pace(struct diagnosis *d);

@@ -222,8 +222,20 @@ void idle_gpu_window(struct diagnosis *d, const struct gt_gpu_window *w)
 	}
 	if (d->window_open == w->start_ns)
 		d->window_open = 0;
-	if (d->windows.n < DIAG_MAX_WINDOWS)
-		span_add(&d->windows, w->start_ns, w->end_ns, NULL);
+	if (d->windows.n >= DIAG_MAX_WINDOWS)
+		return;
+	span_add(&d->windows, w->start_ns, w->end_ns, NULL);
+	if (w->seq == 1 && !d->first_window) {      /* the first window 1 */
+		d->first_window = d->windows.n;
+		d->first_span = (struct span){ w->start_ns, w->end_ns };
+	}
+}
+
+/* A window's switching: why it opened. */
+void idle_gpu_switch(struct diagnosis *d, const struct gt_gpu_switch *sw)
+{
+	if (sw->seq == 1)
+		d->first_at_start = sw->reason == GT_WINDOW_START;
 }
 
 /* A launch shape's function and grid class (launch() in diagnosis.c). */
@@ -237,6 +249,14 @@ void idle_gpu_shape(struct diagnosis *d, const struct gt_shape *s)
 	hmap_put_int(&d->shape_info, s->id, (void *)info);
 }
 
+/* Whether window 1's span is its own (no other window merged into it). */
+static int first_alone(const struct diagnosis *d)
+{
+	const struct span *v = &d->windows.v[d->first_window - 1];
+
+	return v->t0 == d->first_span.t0 && v->t1 == d->first_span.t1;
+}
+
 void idle_gpu_finish(struct model *m, struct diagnosis *d)
 {
 	uint64_t end = d->last_gpu > d->last_t ? d->last_gpu : d->last_t;
@@ -244,6 +264,17 @@ void idle_gpu_finish(struct model *m, struct diagnosis *d)
 	if (d->window_open && end > d->window_open)
 		span_add(&d->windows, d->window_open, end, NULL);
 	d->window_open = 0;
+	/* the start window covers the warm-up: the steady steps' windows
+	 * speak for the steady state, when there are some (and it was not
+	 * merged with one) */
+	if (d->first_at_start && d->first_window && d->windows.n > 1 &&
+	    first_alone(d)) {
+		size_t i = d->first_window - 1;
+
+		memmove(&d->windows.v[i], &d->windows.v[i + 1],
+			(d->windows.n - i - 1) * sizeof(*d->windows.v));
+		d->windows.n--;
+	}
 	span_normalize(&d->windows);
 	for (uint32_t i = 0; i < d->ndev; i++)
 		for (int l = 0; l < GL_KINDS; l++)

@@ -12,6 +12,7 @@
  * steps beyond 3 standard deviations.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,77 @@ static int marker_pick(const struct model *m, struct step_stats *s)
 	return 1;
 }
 
+/* A chunk of the library's steps (GT_CHUNK_STEPS): its steps and their
+ * time, by the GPU calls each holds (d->lib). */
+void steps_library_chunk(struct diagnosis *d, const struct dump_record *rec)
+{
+	const struct gt_steps_header *h = &rec->steps.h;
+	struct lib_steps *l = &d->lib;
+	int cont = l->bounds && h->seq == l->next_seq;
+	const uint8_t *pos = NULL;
+	uint64_t first, t = 0;
+	size_t k = 0;
+
+	if (!h->count)
+		return;
+	for (uint32_t i = 0; i < h->count; i++)
+		t = dump_steps_next(rec, &pos, t);
+	first = cont && l->last < h->first_ns ? l->last : h->first_ns;
+	l->source = !l->bounds || l->source == h->source ? h->source : 0;
+	while (k + 1 < LIB_PERIODS && l->period[k] != h->period && l->steps[k])
+		k++;
+	if (l->period[k] != h->period && l->steps[k])
+		l->period[k] = 0;       /* the last counts every other period */
+	else
+		l->period[k] = h->period;
+	l->steps[k] += h->count - 1 + (uint64_t)cont;
+	l->ns[k] += t > first ? t - first : 0;
+	l->bounds += h->count;
+	l->last = t;
+	l->next_seq = h->seq + h->count;
+}
+
+#define LIB_DIFFER 0.10         /* step counts further apart: a note */
+
+/*
+ * The steps the library found while the program ran (where it placed the
+ * GPU windows), counted as these are: those of the pattern that lasted
+ * longest (the first patterns of a run are its warm-up), and when it
+ * counted steps shorter than 1 ms in groups (their calls a multiple of
+ * these steps'), each group as the steps it holds.
+ */
+static uint64_t library_count(const struct lib_steps *l, uint32_t period)
+{
+	size_t k = 0;
+	uint32_t p;
+
+	for (size_t i = 1; i < LIB_PERIODS; i++)
+		if (l->ns[i] > l->ns[k])
+			k = i;
+	p = l->period[k];
+	return l->steps[k] * (period && p >= 2 * period && p % period == 0 ? p / period : 1);
+}
+
+/* When the library's steps of the launch pattern and these differ by
+ * more than LIB_DIFFER, a note says so: its windows covered other steps. */
+static void compare_library(struct model *m, const struct diagnosis *d)
+{
+	const struct step_stats *s = &d->steps;
+	uint64_t lib, ours = s->nt - 1;
+	char text[320];
+
+	if (d->lib.source != GT_STEPS_PATTERN || s->capped || !d->lib.bounds)
+		return;
+	lib = library_count(&d->lib, s->source == STEPS_PATTERN ? s->period : 0);
+	if ((double)(lib > ours ? lib - ours : ours - lib) <= LIB_DIFFER * (double)ours)
+		return;
+	snprintf(text, sizeof(text), "steps: the library found %llu steps while the "
+		 "program ran, this analysis %llu (%+.0f%%): its GPU windows were "
+		 "placed on other steps than these", (unsigned long long)lib,
+		 (unsigned long long)ours, 100.0 * ((double)lib - (double)ours) / (double)ours);
+	model_add_note(m, 0, text);
+}
+
 void steps_finish(struct model *m, struct diagnosis *d)
 {
 	struct step_stats *s = &d->steps;
@@ -148,6 +220,7 @@ void steps_finish(struct model *m, struct diagnosis *d)
 	}
 	stats(s);
 	s->step = s->mean;
+	compare_library(m, d);
 }
 
 #define PACE_OVER 1.10          /* the GPU's pace this much slower: its */

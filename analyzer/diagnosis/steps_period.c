@@ -131,27 +131,10 @@ static int even_steps(const struct period_det *p, uint32_t period,
 	return even;
 }
 
-#define SIG_CALLS 4             /* calls whose arguments mark a step */
-#define SIG_BITS 7              /* bits of a call's arguments in sig */
-#define SIG_MASK ((1u << SIG_BITS) - 1)
-
-
-/*
- * The arguments of the calls up to chronological position i: the hashes
- * of the last SIG_CALLS that have one, 7 bits each.  The same kernels run
- * on other buffers (the next of a model's identical layers) differ here.
- */
+/* The arguments of the calls up to chronological position i (gt_arg_sig). */
 static uint32_t arg_sig(const struct period_det *p, size_t i)
 {
-	uint32_t sig = 0;
-
-	for (size_t k = 0, got = 0; k <= i && k < 4 * SIG_CALLS && got < SIG_CALLS; k++) {
-		uint8_t a = p->ah[ring_pos(p, i - k)];
-
-		if (a)
-			sig = sig << SIG_BITS | a, got++;
-	}
-	return sig;
+	return gt_arg_sig(p->ah, PERIOD_WINDOW, p->seen, i);
 }
 
 /* A step starts at chronological position i: its bound. */
@@ -378,231 +361,33 @@ void steps_period_more(struct period_det *p, uint32_t tok)
 		check(p, 0);
 }
 
-/* The element at n / 2 of v sorted (v is reordered). */
-static uint64_t median_of(uint64_t *v, size_t n)
-{
-	return select_u64(v, n, n / 2);
-}
-
-static int is_pause(const uint64_t *b, size_t i, uint64_t med)
-{
-	return b[i + 1] - b[i] > 4 * med && b[i + 1] - b[i] >= 100000;
-}
-
 /*
- * Whether the steps between the pauses are steps of their own: their
- * calls (from the anchor to the last call before the next one) take
- * longer than the gap to the next step.  A DataLoader whose workers,
- * started together, deliver batches in pairs makes every other step
- * wait, but each step still runs a whole batch; a kernel launched k
- * times in a row has no calls of its own between the launches.
+ * The median step of p's boundaries (in b, *n of them): a step of k
+ * blocks when the arguments come back every k (gt_args_copies), then
+ * after the loop's pauses (gt_merge_pauses); *q the blocks a step holds.
  */
-static int own_steps(const uint64_t *b, const uint64_t *e, size_t nd,
-		     uint64_t med)
-{
-	uint64_t *busy = xmalloc(2 * nd * sizeof(*busy)), *gap = busy + nd;
-	size_t k = 0;
-	int own;
-
-	for (size_t i = 0; i < nd; i++) {
-		if (is_pause(b, i, med))
-			continue;
-		busy[k] = e[i + 1] > b[i] ? e[i + 1] - b[i] : 0;
-		gap[k++] = b[i + 1] > e[i + 1] ? b[i + 1] - e[i + 1] : 0;
-	}
-	own = k && median_of(busy, k) > median_of(gap, k);
-	free(busy);
-	return own;
-}
-
-/*
- * A loop that launches the same kernel k times and then pauses (loads
- * data, sleeps) repeats every launch by tokens, but its step is the k
- * launches and the pause.  When pauses far longer than the median come
- * regularly every q > 1 anchors, and the anchors between them are not
- * steps of their own (own_steps), the steps start after each pause.
- * e[i] is the call before anchor i.  Returns the new number of
- * boundaries (written over b), or n.
- */
-static size_t merge_pauses(uint64_t *b, const uint64_t *e, size_t n,
-			   uint32_t *q_out)
-{
-	size_t nd = n - 1, nlong = 0, last = SIZE_MAX, same = 0, gaps = 0, out = 0;
-	uint64_t *d = xmalloc(nd * sizeof(*d)), med, q = 0;
-
-	for (size_t i = 0; i < nd; i++)
-		d[i] = b[i + 1] - b[i];
-	med = median_of(d, nd);
-	free(d);
-	for (size_t i = 0; i < nd; i++) {
-		if (!is_pause(b, i, med))
-			continue;
-		nlong++;
-		if (last != SIZE_MAX) {
-			gaps++;
-			if (!q)
-				q = i - last;
-			same += i - last == q;
-		}
-		last = i;
-	}
-	if (nlong < 3 || q < 2 || 10 * same < 7 * gaps || own_steps(b, e, nd, med))
-		return n;
-	for (size_t i = 0; i < nd; i++)
-		if (is_pause(b, i, med))
-			b[out++] = b[i + 1];
-	*q_out *= (uint32_t)q;
-	return out;
-}
-
-static uint64_t median_of(uint64_t *v, size_t n);
-
-#define ARGS_MAX_COPIES 256     /* copies of a block a step may hold */
-#define ARGS_AGREE 0.9          /* arguments equal this often: a cycle */
-#define ARGS_SOME 0.05          /* ... this often: the same block again */
-
-/* The share of the boundaries from..n whose arguments (sig) all equal
- * those k boundaries before, where both are known; -1 when fewer than two
- * whole cycles of k are known. */
-static double sig_agree(const uint32_t *sig, size_t from, size_t n, size_t k)
-{
-	size_t same = 0, seen = 0;
-
-	for (size_t j = from + k; j < n; j++) {
-		if (!sig[j] || !sig[j - k])
-			continue;
-		seen++;
-		same += sig[j] == sig[j - k];
-	}
-	return seen >= 2 * k && seen >= 8 ? (double)same / (double)seen : -1;
-}
-
-/*
- * The mean pause before each of the cycle's places (the time from the
- * call before to the boundary), into g[0..cycle).
- */
-static void place_pauses(const struct period_det *p, size_t cycle, uint64_t *g)
-{
-	size_t from = p->pattern_nb;
-
-	for (size_t r = 0; r < cycle; r++) {
-		uint64_t sum = 0, cnt = 0;
-
-		for (size_t j = from + r; j < p->nb; j += cycle, cnt++)
-			sum += p->bounds[j] - p->ends[j];
-		g[r] = cnt ? sum / cnt : 0;
-	}
-}
-
-#define PAUSE_OVER 2            /* a loop's turn: pauses this much longer */
-
-/*
- * The step within a cycle of the arguments: the outer loop's turn comes
- * with a longer pause than the calls in its body.  When the longest
- * pauses come every d places (each PAUSE_OVER times the median place's or
- * more), and d divides the cycle, the loop turns every d places: buffers
- * the loop leaves alive from one turn to the next (its output) made the
- * arguments come back only every few turns.  The smallest such d, or the
- * cycle.
- */
-static size_t loop_turn(const struct period_det *p, size_t cycle)
-{
-	uint64_t *g = xmalloc(2 * cycle * sizeof(*g)), *v = g + cycle, med;
-	size_t top = 0, d = 0;
-
-	place_pauses(p, cycle, g);
-	memcpy(v, g, cycle * sizeof(*g));
-	med = median_of(v, cycle);
-	for (size_t r = 1; r < cycle; r++)
-		if (g[r] > g[top])
-			top = r;
-	while (++d < cycle) {
-		size_t m = d;
-
-		if (cycle % d)
-			continue;
-		while (m < cycle && g[(top + m) % cycle] >= PAUSE_OVER * med)
-			m += d;
-		if (m >= cycle)
-			break;
-	}
-	free(g);
-	return d;
-}
-
-/*
- * How many of the period's repeats make one step.  A model of identical
- * blocks launches the same kernels block after block, so the calls repeat
- * every block, but on other weights: the arguments of a block come back
- * (ARGS_AGREE) only a step later.  A loop that keeps buffers alive from
- * one turn to the next may take a few turns to use the same ones again:
- * the step is then the loop's turn (loop_turn).  1 when the arguments of
- * the next repeat come back, or none come back, or nothing is known of
- * them.
- */
-static size_t args_copies(const struct period_det *p)
-{
-	size_t from = p->pattern_nb, n = p->nb, k = 1;
-	double one = sig_agree(p->sig, from, n, 1);
-
-	if (one < 0 || one >= ARGS_AGREE)
-		return 1;
-	while (++k <= ARGS_MAX_COPIES && 3 * k <= n - from &&
-	       sig_agree(p->sig, from, n, k) < ARGS_AGREE)
-		;
-	if (k > ARGS_MAX_COPIES || 3 * k > n - from)
-		return 1;
-	return loop_turn(p, k);
-}
-
-/*
- * Steps of k repeats: every k-th of the boundaries b[from..n) and of their
- * calls before, e, the one of each k after the longest pauses (the start
- * of the outer loop's body), those before the pattern kept.  Returns the
- * new count.
- */
-static size_t every_kth(uint64_t *b, uint64_t *e, size_t from, size_t n, size_t k)
-{
-	uint64_t best = 0;
-	size_t phase = 0, out = from;
-
-	for (size_t r = 0; r < k; r++) {
-		uint64_t g = 0;
-
-		for (size_t j = from + r; j < n; j += k)
-			g += b[j] - e[j];
-		if (g > best)
-			best = g, phase = r;
-	}
-	for (size_t j = from + phase; j < n; j += k, out++) {
-		b[out] = b[j];
-		e[out] = e[j];
-	}
-	return out;
-}
-
-/* The median step of p's boundaries once pauses are merged (in b). */
 static uint64_t median_step(const struct period_det *p, uint64_t *b, size_t *n,
 			    uint32_t *q)
 {
-	uint64_t *v, med;
+	size_t nb = p->nb, k;
+	uint64_t *e = xmalloc(nb * sizeof(*e)), *v, med;
+	uint64_t *scratch = xmalloc((2 * nb + 2 * GT_ARGS_MAX_COPIES) * sizeof(*scratch));
 
-	size_t k = args_copies(p), nb = p->nb;
-	uint64_t *e = xmalloc(nb * sizeof(*e));
-
+	k = gt_args_copies(p->sig, p->bounds, p->ends, p->pattern_nb, nb, scratch);
 	memcpy(b, p->bounds, nb * sizeof(*b));
 	memcpy(e, p->ends, nb * sizeof(*e));
 	*q = (uint32_t)k;
 	if (k > 1)
-		nb = every_kth(b, e, p->pattern_nb, nb, k);
-	*n = merge_pauses(b, e, nb, q);
+		nb = gt_every_kth(b, e, p->pattern_nb, nb, k);
+	*n = nb >= 2 ? gt_merge_pauses(b, e, nb, q, scratch) : nb;
 	free(e);
+	free(scratch);
 	if (*n < 3)
 		return 0;
 	v = xmalloc((*n - 1) * sizeof(*v));
 	for (size_t i = 0; i + 1 < *n; i++)
 		v[i] = b[i + 1] - b[i];
-	med = median_of(v, *n - 1);
+	med = gt_median_half(v, *n - 1);
 	free(v);
 	return med;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyzer/lib/util.h"
+#include "gputrace/period.h"
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -290,30 +291,5 @@ void sort_u64(uint64_t *v, size_t n)
 
 uint64_t select_u64(uint64_t *v, size_t n, size_t k)
 {
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, at = (ptrdiff_t)k;
-
-	while (lo < hi) {
-		uint64_t pivot = v[lo + (hi - lo) / 2];
-		ptrdiff_t i = lo, j = hi;
-
-		while (i <= j) {        /* Hoare's partition */
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				uint64_t t = v[i];
-
-				v[i++] = v[j];
-				v[j--] = t;
-			}
-		}
-		if (at <= j)
-			hi = j;
-		else if (at >= i)
-			lo = i;
-		else
-			break;          /* between them: all equal to the pivot */
-	}
-	return v[k];
+	return gt_select_u64(v, n, k);
 }

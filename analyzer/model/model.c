@@ -86,7 +86,7 @@ static void add_shape(struct model *m, const struct gt_shape *shape)
 	s->fn = NULL;
 }
 
-static void add_note(struct model *m, uint32_t level, const char *text)
+void model_add_note(struct model *m, uint32_t level, const char *text)
 {
 	if (m->nr_notes < MODEL_NOTES) {
 		m->notes[m->nr_notes].level = level;
@@ -272,7 +272,7 @@ static NOINLINE void add_record(struct model *m, const struct dump_record *rec)
 		m->end_dropped = rec->end.dropped;
 		break;
 	case DUMP_NOTE:
-		add_note(m, rec->note.level, rec->note.text);
+		model_add_note(m, rec->note.level, rec->note.text);
 		break;
 	default:
 		break;

@@ -110,6 +110,8 @@ void model_core_add(struct model *m, const struct dump_reader *r,
 		    const struct dump_record *rec);
 /* Compute the totals once the dump is read (before the passes finish). */
 void model_core_finish(struct model *m, int ends_early);
+/* A note, after the dump's own (a pass's finding about the dump). */
+void model_add_note(struct model *m, uint32_t level, const char *text);
 void model_core_release(struct model *m);
 
 /*

@@ -5,8 +5,8 @@
  *
  * The steps are cut into runs: steps in a row with no gap between them
  * (a new step pattern), all inside measured windows or all outside any
- * window.  Windows placed by the clock before the steps were steady (when
- * others are there) and windows across a change of pattern are left out:
+ * window.  Windows opened before the steps were steady (when others are
+ * there) and windows across a change of pattern are left out:
  * their steps belong to no run.  At each edge between a run inside and a
  * run outside, the K steps just inside are paired with the K steps just
  * outside, each with the one K steps away: K is a multiple of the steps'
@@ -44,7 +44,8 @@
 
 struct span {
 	uint64_t lo, hi;
-	int clock;              /* opened by the clock: before steady steps */
+	int clock;              /* by the clock or at the start: before
+				   steady steps */
 	int steps, mixed;       /* steps in it; one after a gap among them */
 };
 
@@ -77,7 +78,8 @@ static size_t spans(const struct cost_stats *s, uint64_t run_end, struct span *s
 	for (size_t i = 0; s && i < s->nwin; i++) {
 		sp[n] = (struct span){ 0 };
 		span_of(&s->win[i], run_end, &sp[n].lo, &sp[n].hi);
-		sp[n].clock = s->win[i].reason == GT_WINDOW_CLOCK;
+		sp[n].clock = s->win[i].reason == GT_WINDOW_CLOCK ||
+			      s->win[i].reason == GT_WINDOW_START;
 		n += sp[n].hi > sp[n].lo;
 	}
 	qsort(sp, n, sizeof(*sp), cmp_span);

@@ -17,6 +17,7 @@ static const char *const reason_names[] = {
 	[GT_WINDOW_CLOCK] = "clock", [GT_WINDOW_STEPS] = "steps",
 	[GT_WINDOW_SIGNAL] = "signal", [GT_WINDOW_FILE] = "file",
 	[GT_WINDOW_RANGE] = "range", [GT_WINDOW_ALL] = "all",
+	[GT_WINDOW_START] = "start",
 };
 
 static const char *const reason_texts[] = {
@@ -26,6 +27,7 @@ static const char *const reason_texts[] = {
 	[GT_WINDOW_FILE] = "on the trigger file (GPUTRACE_GPU_TRIGGER)",
 	[GT_WINDOW_RANGE] = "on the steps of GPUTRACE_GPU_STEPS",
 	[GT_WINDOW_ALL] = "for the whole run (GPUTRACE_GPU=all)",
+	[GT_WINDOW_START] = "at the start (GPUTRACE_GPU_START_CALLS)",
 };
 
 const char *cost_reason_name(uint32_t reason)
@@ -83,7 +85,7 @@ static void left_out_text(FILE *out, const struct cost_figures *f)
 	uint64_t clock = f->left_out - f->mixed;
 
 	if (clock)
-		report_line(out, "  (%llu window%s by the clock left out: %s before the "
+		report_line(out, "  (%llu window%s left out: %s before the "
 			    "steps were steady)", (unsigned long long)clock,
 			    clock == 1 ? "" : "s", clock == 1 ? "it opened" : "they opened");
 	if (f->mixed)

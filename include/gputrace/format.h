@@ -694,6 +694,9 @@ enum gt_window_reason {
 	GT_WINDOW_FILE = 4,         /* GPUTRACE_GPU_TRIGGER appeared */
 	GT_WINDOW_RANGE = 5,        /* GPUTRACE_GPU_STEPS=a-b */
 	GT_WINDOW_ALL = 6,          /* GPUTRACE_GPU=all: the whole run */
+	GT_WINDOW_START = 7,        /* the program's first GPU calls, before
+	                               its steps were steady
+	                               (GPUTRACE_GPU_START_CALLS) */
 };
 
 /*

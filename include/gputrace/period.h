@@ -182,4 +182,318 @@ static inline long gt_anchor_pick(const uint64_t *h, const uint64_t *gap,
 	return gt_anchor_pick_sub(h, gap, period, period, sorted);
 }
 
+/* ---- a step of several blocks: the arguments and the loop's pauses ---- */
+
+/*
+ * A model of identical blocks launches the same kernels block after
+ * block, on other weights: the calls repeat every block, so the period
+ * found above (and its anchor, once per block) is a block, but the
+ * launches' arguments (format.h's GT_ARG_LAUNCH_ARGS, 7-bit hashes) come
+ * back only a step later.  A loop that launches one kernel k times and
+ * then pauses repeats every launch, but its step is the k launches and
+ * the pause.  The functions below turn the boundaries of the blocks
+ * (bounds[i]: a block's first call; ends[i]: the call before it, where
+ * the block before ended; sig[i]: the arguments of the calls up to it,
+ * gt_arg_sig) into steps, for the analyzer over a whole dump and for the
+ * library over the boundaries it keeps; scratch space comes from the
+ * caller (no allocation).
+ */
+
+/* The k-th smallest of v[0..n) (v is reordered): Hoare's quickselect. */
+static inline uint64_t gt_select_u64(uint64_t *v, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, at = (ptrdiff_t)k;
+
+	while (lo < hi) {
+		uint64_t pivot = v[lo + (hi - lo) / 2];
+		ptrdiff_t i = lo, j = hi;
+
+		while (i <= j) {        /* Hoare's partition */
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				uint64_t t = v[i];
+
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		if (at <= j)
+			hi = j;
+		else if (at >= i)
+			lo = i;
+		else
+			break;          /* between them: all equal to the pivot */
+	}
+	return v[k];
+}
+
+/* The element at n / 2 of v[0..n) sorted (v is reordered). */
+static inline uint64_t gt_median_half(uint64_t *v, size_t n)
+{
+	return gt_select_u64(v, n, n / 2);
+}
+
+#define GT_SIG_CALLS 4          /* calls whose arguments mark a step */
+#define GT_SIG_BITS 7           /* bits of a call's arguments in a sig */
+
+/*
+ * The arguments of the calls up to chronological position i of a ring
+ * of `size` argument hashes (ah) that holds the newest of `seen` calls
+ * (position 0: the oldest kept, at (seen - size) % size once full): the
+ * hashes of the last GT_SIG_CALLS that have one (among the last 16
+ * calls), GT_SIG_BITS bits each.  The same kernels run on other buffers
+ * (the next of a model's identical layers) differ here.
+ */
+static inline uint32_t gt_arg_sig(const uint8_t *ah, size_t size, uint64_t seen,
+				  size_t i)
+{
+	uint64_t first = seen > size ? seen - size : 0;
+	uint32_t sig = 0;
+
+	for (size_t k = 0, got = 0; k <= i && k < 4 * GT_SIG_CALLS && got < GT_SIG_CALLS; k++) {
+		uint8_t a = ah[(size_t)((first + i - k) % size)];
+
+		if (a)
+			sig = sig << GT_SIG_BITS | a, got++;
+	}
+	return sig;
+}
+
+#define GT_ARGS_MAX_COPIES 256  /* copies of a block a step may hold */
+#define GT_ARGS_AGREE 0.9       /* arguments equal this often: a cycle */
+
+/* The share of the boundaries from..n whose arguments (sig) all equal
+ * those k boundaries before, where both are known; -1 when fewer than two
+ * whole cycles of k are known. */
+static inline double gt_sig_agree(const uint32_t *sig, size_t from, size_t n, size_t k)
+{
+	size_t same = 0, seen = 0;
+
+	for (size_t j = from + k; j < n; j++) {
+		if (!sig[j] || !sig[j - k])
+			continue;
+		seen++;
+		same += sig[j] == sig[j - k];
+	}
+	return seen >= 2 * k && seen >= 8 ? (double)same / (double)seen : -1;
+}
+
+/* What the arguments of boundaries from..n tell (gt_args_cycle). */
+enum gt_args_found {
+	GT_ARGS_UNKNOWN,        /* too few arguments known yet */
+	GT_ARGS_SAME,           /* each block's come back the next: a step
+	                           is a block */
+	GT_ARGS_CYCLE,          /* they come back every *k blocks */
+	GT_ARGS_MORE,           /* not in the blocks there are: more may tell */
+	GT_ARGS_NONE,           /* not within GT_ARGS_MAX_COPIES blocks */
+};
+
+/* Whether the arguments of the blocks from..n come back (GT_ARGS_AGREE)
+ * the next block, or only every *k blocks (the smallest such k). */
+static inline enum gt_args_found gt_args_cycle(const uint32_t *sig, size_t from,
+					       size_t n, size_t *k)
+{
+	double one = gt_sig_agree(sig, from, n, 1);
+	size_t c = 1;
+
+	if (one < 0)
+		return GT_ARGS_UNKNOWN;
+	if (one >= GT_ARGS_AGREE)
+		return GT_ARGS_SAME;
+	while (++c <= GT_ARGS_MAX_COPIES && 3 * c <= n - from &&
+	       gt_sig_agree(sig, from, n, c) < GT_ARGS_AGREE)
+		;
+	if (c > GT_ARGS_MAX_COPIES)
+		return GT_ARGS_NONE;
+	if (3 * c > n - from)
+		return GT_ARGS_MORE;
+	*k = c;
+	return GT_ARGS_CYCLE;
+}
+
+#define GT_PAUSE_OVER 2         /* a loop's turn: pauses this much longer */
+
+/*
+ * The step within a cycle of the arguments: the outer loop's turn comes
+ * with a longer pause than the calls in its body.  g[r] is the mean pause
+ * before each of the cycle's places r (from the call before to the
+ * boundary, over boundaries from..n).  When the longest pauses come every
+ * d places (each GT_PAUSE_OVER times the median place's or more), and d
+ * divides the cycle, the loop turns every d places: buffers the loop
+ * leaves alive from one turn to the next (its output) made the arguments
+ * come back only every few turns.  The smallest such d, or the cycle.
+ * scratch: 2 * cycle values.
+ */
+static inline size_t gt_loop_turn(const uint64_t *bounds, const uint64_t *ends,
+				  size_t from, size_t n, size_t cycle, uint64_t *scratch)
+{
+	uint64_t *g = scratch, *v = scratch + cycle, med;
+	size_t top = 0, d = 0;
+
+	for (size_t r = 0; r < cycle; r++) {
+		uint64_t sum = 0, cnt = 0;
+
+		for (size_t j = from + r; j < n; j += cycle, cnt++)
+			sum += bounds[j] - ends[j];
+		g[r] = cnt ? sum / cnt : 0;
+	}
+	memcpy(v, g, cycle * sizeof(*g));
+	med = gt_median_half(v, cycle);
+	for (size_t r = 1; r < cycle; r++)
+		if (g[r] > g[top])
+			top = r;
+	while (++d < cycle) {
+		size_t m = d;
+
+		if (cycle % d)
+			continue;
+		while (m < cycle && g[(top + m) % cycle] >= GT_PAUSE_OVER * med)
+			m += d;
+		if (m >= cycle)
+			break;
+	}
+	return d;
+}
+
+/*
+ * How many blocks make one step: the arguments' cycle, or the loop's turn
+ * within it (gt_loop_turn); 1 when the arguments of the next block come
+ * back, or none come back, or too little is known of them.  scratch:
+ * 2 * GT_ARGS_MAX_COPIES values.
+ */
+static inline size_t gt_args_copies(const uint32_t *sig, const uint64_t *bounds,
+				    const uint64_t *ends, size_t from, size_t n,
+				    uint64_t *scratch)
+{
+	size_t k = 1;
+
+	if (gt_args_cycle(sig, from, n, &k) != GT_ARGS_CYCLE)
+		return 1;
+	return gt_loop_turn(bounds, ends, from, n, k, scratch);
+}
+
+/* Of every k boundaries from..n, the place (0..k) after the longest
+ * pauses (the total of b[j] - e[j]): the start of the outer loop's body. */
+static inline size_t gt_kth_phase(const uint64_t *b, const uint64_t *e, size_t from,
+				  size_t n, size_t k)
+{
+	uint64_t best = 0;
+	size_t phase = 0;
+
+	for (size_t r = 0; r < k; r++) {
+		uint64_t g = 0;
+
+		for (size_t j = from + r; j < n; j += k)
+			g += b[j] - e[j];
+		if (g > best)
+			best = g, phase = r;
+	}
+	return phase;
+}
+
+/*
+ * Steps of k blocks: every k-th of the boundaries b[from..n) and of their
+ * calls before, e, from gt_kth_phase on, those before from kept.  Returns
+ * the new count.
+ */
+static inline size_t gt_every_kth(uint64_t *b, uint64_t *e, size_t from, size_t n,
+				  size_t k)
+{
+	size_t out = from;
+
+	for (size_t j = from + gt_kth_phase(b, e, from, n, k); j < n; j += k, out++) {
+		b[out] = b[j];
+		e[out] = e[j];
+	}
+	return out;
+}
+
+#define GT_PAUSE_MIN_NS 100000  /* a pause is this long at least */
+
+/* Whether the gap from boundary time a to the next, b, is a pause of a
+ * loop whose median gap is med. */
+static inline int gt_is_pause(uint64_t a, uint64_t b, uint64_t med)
+{
+	return b - a > 4 * med && b - a >= GT_PAUSE_MIN_NS;
+}
+
+/*
+ * Whether the steps between the pauses are steps of their own: their
+ * calls (from the boundary to the last call before the next one) take
+ * longer than the gap to the next step.  A DataLoader whose workers,
+ * started together, deliver batches in pairs makes every other step
+ * wait, but each step still runs a whole batch; a kernel launched k
+ * times in a row has no calls of its own between the launches.
+ * scratch: 2 * nd values.
+ */
+static inline int gt_own_steps(const uint64_t *b, const uint64_t *e, size_t nd,
+			       uint64_t med, uint64_t *scratch)
+{
+	uint64_t *busy = scratch, *gap = scratch + nd;
+	size_t k = 0;
+
+	for (size_t i = 0; i < nd; i++) {
+		if (gt_is_pause(b[i], b[i + 1], med))
+			continue;
+		busy[k] = e[i + 1] > b[i] ? e[i + 1] - b[i] : 0;
+		gap[k++] = b[i + 1] > e[i + 1] ? b[i + 1] - e[i + 1] : 0;
+	}
+	return k && gt_median_half(busy, k) > gt_median_half(gap, k);
+}
+
+/*
+ * A loop that launches the same kernel k times and then pauses (loads
+ * data, sleeps) repeats every launch, but its step is the k launches and
+ * the pause: when pauses far longer than the median gap between the
+ * boundaries b[0..n) (gt_is_pause, *med) come regularly every q > 1 of
+ * them, and the boundaries between are not steps of their own
+ * (gt_own_steps; e[i]: the call before b[i]), the steps start after each
+ * pause.  Returns q, or 1.  scratch: 2 * n values.
+ */
+static inline size_t gt_pause_cycle(const uint64_t *b, const uint64_t *e, size_t n,
+				    uint64_t *med, uint64_t *scratch)
+{
+	size_t nd = n - 1, nlong = 0, last = SIZE_MAX, same = 0, gaps = 0, q = 0;
+
+	for (size_t i = 0; i < nd; i++)
+		scratch[i] = b[i + 1] - b[i];
+	*med = gt_median_half(scratch, nd);
+	for (size_t i = 0; i < nd; i++) {
+		if (!gt_is_pause(b[i], b[i + 1], *med))
+			continue;
+		nlong++;
+		if (last != SIZE_MAX) {
+			gaps++;
+			if (!q)
+				q = i - last;
+			same += i - last == q;
+		}
+		last = i;
+	}
+	if (nlong < 3 || q < 2 || 10 * same < 7 * gaps || gt_own_steps(b, e, nd, *med, scratch))
+		return 1;
+	return q;
+}
+
+/* The steps of gt_pause_cycle: the boundaries after each pause, written
+ * over b[0..n) (n >= 2); returns their count, or n when the steps are the
+ * boundaries; *q multiplied by the boundaries a step holds. */
+static inline size_t gt_merge_pauses(uint64_t *b, const uint64_t *e, size_t n,
+				     uint32_t *q, uint64_t *scratch)
+{
+	uint64_t med;
+	size_t every = gt_pause_cycle(b, e, n, &med, scratch), out = 0;
+
+	if (every == 1)
+		return n;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (gt_is_pause(b[i], b[i + 1], med))
+			b[out++] = b[i + 1];
+	*q *= (uint32_t)every;
+	return out;
+}
+
 #endif /* GPUTRACE_PERIOD_H */

@@ -11,6 +11,7 @@
  * first attach can come from a program thread (before CUDA initializes),
  * the rest from the writer thread.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "preload/base/dl.h"
 #include "preload/gpu/gpu_window.h"
 #include "preload/base/internal.h"
+#include "preload/record/writer.h"
 
 struct gt_cupti_api gt_cupti;
 atomic_int gt_gpu_on;
@@ -40,6 +42,10 @@ static uint64_t work_base;          /* gt_records_joined_work at opening */
  */
 static atomic_int counting;
 static atomic_uint counted_inflight;
+/* The counted calls that put work on the GPU the window may still take
+ * (gt_cupti_limit_calls): the last wakes the writer, which closes it. */
+static atomic_llong calls_left;
+#define CALLS_UNBOUNDED (LLONG_MAX / 2)
 #define COUNTED 0x80000000u         /* in a token: the call was counted */
 #define COUNTED_WAIT_NS 100000000ull /* at most, before the kinds go off */
 
@@ -81,6 +87,8 @@ static unsigned count_work(unsigned work)
 		atomic_fetch_sub(&counted_inflight, 1);
 		return 1;
 	}
+	if (atomic_fetch_sub_explicit(&calls_left, 1, memory_order_relaxed) == 1)
+		gt_writer_wake();
 	if (work == GT_GPU_UNCOUNTED) {
 		atomic_store_explicit(&uncounted, 1, memory_order_relaxed);
 		return COUNTED | 1;
@@ -123,6 +131,16 @@ void gt_cupti_end(unsigned token, int failed, uint64_t id, unsigned cls)
 	if (token & COUNTED)
 		atomic_fetch_sub(&counted_inflight, 1);
 	atomic_fetch_sub(&inflight, 1);
+}
+
+void gt_cupti_limit_calls(uint64_t n)
+{
+	atomic_store(&calls_left, n && n < CALLS_UNBOUNDED ? (long long)n : CALLS_UNBOUNDED);
+}
+
+int gt_cupti_calls_spent(void)
+{
+	return atomic_load(&calls_left) <= 0;
 }
 
 void gt_cupti_work_reset(void)

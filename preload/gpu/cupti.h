@@ -86,6 +86,10 @@ void gt_cupti_disable(void);
 void gt_cupti_ids_off(void);
 /* Calls still inside a push (after the flag went down). */
 unsigned gt_cupti_inflight(void);
+/* The calls that put work on the GPU the window opening next may take
+ * (0: no bound); the last wakes the writer.  Whether they were taken. */
+void gt_cupti_limit_calls(uint64_t n);
+int gt_cupti_calls_spent(void);
 /* At a window's opening: count the work pushed from now on. */
 void gt_cupti_work_reset(void);
 /* Whether every record the window's work should bring has come (and no

@@ -5,11 +5,14 @@
  * CUPTI's state, drops, switching spans).  The schedule runs in the
  * writer thread's cycle:
  *
- *   wait  --(steady steps, a request, a step range, else the clock)-->
+ *   wait  --(the program's first GPU work, steady steps, a request, a
+ *         step range, else the clock)-->
  *         open: attach, clock pair, enable kinds, window chunk
- *   open  --(whole steps and time covered; the clock's window_ms; never
- *         with GPUTRACE_GPU=all)-->  close: disable, window chunk, clock
- *         pair, forced flush
+ *   open  --(whole steps and time covered; the clock's window_ms; the
+ *         start window's calls; never with GPUTRACE_GPU=all)-->  close:
+ *         disable, window chunk, clock pair, forced flush
+ *   open, the start window  --(steady steps)-->  a window on the steps,
+ *         CUPTI on throughout
  *   drain --(every record the window's work should bring came, else
  *         DRAIN_MS; no wrapper inside a push)-->  forced flush, detach
  *         (GPUTRACE_GPU_SWITCH=finalize), switching span, wait
@@ -17,6 +20,15 @@
  * Records of kernels launched in a window but still running when it
  * closes come in during the drain.  At exit a window still open is closed
  * and everything CUPTI holds is flushed.
+ *
+ * The start window times a program's first GPUTRACE_GPU_START_CALLS
+ * calls that give the GPU work, so that a short program (whose host can
+ * queue all its steps faster than CUPTI attaches, or which ends before
+ * its steps are steady) and a loop of CUDA graphs get GPU timing too.
+ * CUPTI is subscribed and its kinds enabled before CUDA initializes (the
+ * first cuGetProcAddress, as for GPUTRACE_GPU=all), so the first launch
+ * is timed; the counted calls' last wakes the writer to close it
+ * (cupti.c), and once the steps are steady it becomes their window.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -53,6 +65,13 @@
 struct gt_gpu_cfg gt_gpu_cfg;
 atomic_int gt_cupti_early_done;
 
+/* A window opened before the dump (GPUTRACE_GPU=all, or the start
+ * window) on the program's thread: when, why, and what switching CUPTI
+ * on took there (attach, enable). */
+static _Atomic uint64_t early_opened;
+static atomic_uint early_reason;
+static _Atomic uint64_t early_took[2];
+
 enum phase { P_START, P_WAIT, P_OPEN, P_DRAIN, P_DONE };
 
 /* What switching CUPTI on and off took (the writer thread's time, during
@@ -74,7 +93,7 @@ static struct {
 	int trigger_stuck;          /* it is there, and could not be removed */
 	int range_done;
 	uint64_t last_flush, last_clock;
-	uint64_t early_opened;      /* GPUTRACE_GPU=all opened before the dump */
+	int start_done;             /* the start window opened, or could not */
 	uint32_t seq;
 	uint32_t state_written;
 	uint32_t path_str;
@@ -155,6 +174,7 @@ static void load_windows(struct gt_gpu_cfg *c)
 	c->window_steps = (uint32_t)gt_setting(GT_S_GPU_WINDOW_STEPS);
 	c->place_clock = (int)gt_setting(GT_S_GPU_PLACE);      /* steps|clock */
 	env_range(&c->range_lo, &c->range_hi);
+	c->start_calls = c->range_lo ? 0 : (uint32_t)gt_setting(GT_S_GPU_START_CALLS);
 	c->signal = env_signal();
 	if (t && strlen(t) < sizeof(c->trigger))
 		strcpy(c->trigger, t);
@@ -176,7 +196,8 @@ static void load_settings(void)
 	 * Between windows CUPTI is detached: attached with its kinds off it
 	 * still cost about 1 us per launch on the H200 (cupti_probe.cu), and
 	 * so does being attached before the first window (a launch-bound
-	 * PyTorch loop 1.42x); hence, too, subscribing early only for "all".
+	 * PyTorch loop 1.42x); hence, too, subscribing early only for "all"
+	 * and the start window, whose kinds are on from then.
 	 */
 	c->finalize = (int)gt_setting(GT_S_GPU_SWITCH);        /* disable|finalize */
 	c->graph_trace = (int)gt_setting(GT_S_GPU_GRAPHS);     /* nodes|graph */
@@ -186,10 +207,13 @@ static void load_settings(void)
 	c->latency = (int)gt_setting(GT_S_CUPTI_LATENCY);      /* 0|1|auto */
 	if (c->latency == 2)
 		c->latency = -1;    /* auto: where CUPTI is safe with them */
-	c->early = gt_setting_given(GT_S_CUPTI_EARLY) ?
-		   (int)gt_setting(GT_S_CUPTI_EARLY) : c->mode == GT_GPU_MODE_ALL;
 	if (!c->cupti)
 		c->mode = GT_GPU_MODE_OFF;
+	if (c->mode != GT_GPU_MODE_WINDOWS)
+		c->start_calls = 0;
+	c->early = gt_setting_given(GT_S_CUPTI_EARLY) ?
+		   (int)gt_setting(GT_S_CUPTI_EARLY) :
+		   c->mode == GT_GPU_MODE_ALL || c->start_calls;
 }
 
 /* ---- what the dump learns ------------------------------------------------ */
@@ -345,7 +369,11 @@ static void put_switch(uint64_t off)
 static void open_window(uint64_t now, uint32_t reason)
 {
 	uint64_t t = now;
-	int failed = gt_cupti_attach();
+	int failed;
+
+	if (reason == GT_WINDOW_START)
+		gw.start_done = 1;
+	failed = gt_cupti_attach();
 
 	t = timed_since(SW_ATTACH, t);
 	if (failed) {
@@ -356,6 +384,7 @@ static void open_window(uint64_t now, uint32_t reason)
 	}
 	put_clock(now);
 	gt_cupti_work_reset();
+	gt_cupti_limit_calls(reason == GT_WINDOW_START ? gt_gpu_cfg.start_calls : 0);
 	failed = gt_cupti_enable();
 	timed_since(SW_ENABLE, t);
 	if (failed) {
@@ -437,22 +466,30 @@ static void end_drain(uint64_t now)
 	gw.next_open = gw.opened + (uint64_t)gt_gpu_cfg.period_ms * MS;
 	if (gw.next_open <= now)
 		gw.next_open = now + MS;
+	if (gw.reason == GT_WINDOW_START)   /* the clock's plan stands */
+		gw.next_open = NOT_YET;
 	gw.phase = P_WAIT;
 }
 
 /* The first cycle: the dump exists now. */
 static void first_cycle(uint64_t now)
 {
+	uint64_t early = atomic_load(&early_opened);
+
 	atomic_store(&gt_cupti_early_done, 1);      /* too late for "early" */
 	gw.phase = P_WAIT;
 	gw.next_open = NOT_YET;     /* warm-up from the first GPU work: step() */
-	if (gw.early_opened) {                      /* GPUTRACE_GPU=all, early */
-		gw.opened = gw.attach = gw.early_opened;
-		gw.reason = GT_WINDOW_ALL;
+	if (early) {                /* GPUTRACE_GPU=all or the start, early */
+		gw.opened = gw.attach = early;
+		gw.reason = atomic_load(&early_reason);
+		gw.start_done = 1;
+		gw.took[SW_ATTACH] = gw.took_all[SW_ATTACH] = atomic_load(&early_took[0]);
+		gw.took[SW_ENABLE] = gw.took_all[SW_ENABLE] = atomic_load(&early_took[1]);
 		gw.seq++;
 		put_clock(now);
 		put_window(gw.opened, 0);
 		gw.phase = P_OPEN;
+		gw.last_flush = now;
 	} else if (gt_gpu_cfg.mode == GT_GPU_MODE_ALL) {
 		gw.next_open = now;
 	} else if (gt_gpu_cfg.early) {
@@ -534,6 +571,14 @@ static int retry_short(void)
 	       gt_steps_bounds_after(gw.closed, &first) >= 2 * (uint64_t)gt_steps_steady_n();
 }
 
+/* Whether steady steps would have a window now (placed on steps). */
+static int steps_due(uint64_t now, const struct gt_steps_view *v)
+{
+	return v->source && !gt_gpu_cfg.place_clock && !gt_gpu_cfg.range_lo &&
+	       v->steady && steps_alive(now, v) &&
+	       (!gw.steps_windows || retry_short() || now >= gw.next_open);
+}
+
 /* Why a window should open now (enum gt_window_reason), or 0. */
 static uint32_t due_reason(uint64_t now)
 {
@@ -544,13 +589,13 @@ static uint32_t due_reason(uint64_t now)
 		return req ? req : GT_WINDOW_FILE;
 	if (gt_gpu_cfg.mode == GT_GPU_MODE_ALL)
 		return now >= gw.next_open ? GT_WINDOW_ALL : 0;
+	if (gt_gpu_cfg.start_calls && !gw.start_done)   /* not opened early */
+		return gt_writer_first_work() ? GT_WINDOW_START : 0;
 	if (gt_gpu_cfg.range_lo)
 		return !gw.range_done && v->source &&
 		       v->count + 1 >= gt_gpu_cfg.range_lo ? GT_WINDOW_RANGE : 0;
 	if (v->source && !gt_gpu_cfg.place_clock)
-		return v->steady && steps_alive(now, v) &&
-		       (!gw.steps_windows || retry_short() || now >= gw.next_open)
-		       ? GT_WINDOW_STEPS : 0;
+		return steps_due(now, v) ? GT_WINDOW_STEPS : 0;
 	return now >= gw.next_open ? GT_WINDOW_CLOCK : 0;
 }
 
@@ -599,6 +644,8 @@ static int window_done(uint64_t now)
 
 	if (gt_gpu_cfg.mode == GT_GPU_MODE_ALL)
 		return 0;
+	if (gw.reason == GT_WINDOW_START)
+		return gt_cupti_calls_spent();
 	if (gw.reason == GT_WINDOW_RANGE)
 		return v->count >= gt_gpu_cfg.range_hi + 1 ||
 		       (v->median_ns && now - gw.opened > (gt_gpu_cfg.range_hi -
@@ -606,6 +653,28 @@ static int window_done(uint64_t now)
 	if (!v->source || gw.reason == GT_WINDOW_CLOCK || !v->median_ns)
 		return now >= gw.opened + len;
 	return steps_window_done(now, v, len);
+}
+
+/*
+ * The start window's steps are steady: it becomes their window, CUPTI on
+ * throughout (no switching).  Its span ends just before the steps'
+ * window's begins, so that the analyzer tells them apart; the work of
+ * both is counted together (the drain waits for all of it).
+ */
+static void hand_over(void)
+{
+	uint64_t t = gt_now();
+
+	put_window(gw.opened, t);
+	put_switch(t);
+	note_switching();
+	gt_cupti_limit_calls(0);
+	gw.seq++;
+	gw.reason = GT_WINDOW_STEPS;
+	gw.attach = gw.opened = t + 1;
+	put_window(gw.opened, 0);
+	gt_debug("gputrace: window %u opens on the steady steps (the start "
+		 "window's CUPTI stays on)\n", gw.seq);
 }
 
 static void step(uint64_t now)
@@ -623,7 +692,9 @@ static void step(uint64_t now)
 		break;
 	case P_OPEN:
 		atomic_store(&requested, 0);    /* asked for: this one is it */
-		if (window_done(now))
+		if (gw.reason == GT_WINDOW_START && steps_due(now, gt_steps_view()))
+			hand_over();
+		else if (window_done(now))
 			close_window();
 		else if (now - gw.last_clock >= CLOCK_EVERY_MS * MS)
 			put_clock(now);
@@ -750,16 +821,30 @@ static void gpu_end(int final)
 
 void gt_cupti_early_slow(void)
 {
+	uint32_t reason;
+	uint64_t t0, t1;
+
 	if (atomic_exchange(&gt_cupti_early_done, 1))
 		return;
 	gt_init();
 	if (!atomic_load(&gt_active) || gt_gpu_cfg.mode == GT_GPU_MODE_OFF ||
 	    !gt_gpu_cfg.early)
 		return;
+	t0 = gt_now();
 	if (gt_cupti_attach())
 		return;                     /* said at the first cycle */
-	if (gt_gpu_cfg.mode == GT_GPU_MODE_ALL && gt_cupti_enable() == 0)
-		gw.early_opened = gt_now();
+	t1 = gt_now();
+	reason = gt_gpu_cfg.mode == GT_GPU_MODE_ALL ? GT_WINDOW_ALL :
+		 gt_gpu_cfg.start_calls ? GT_WINDOW_START : 0;
+	if (!reason)
+		return;
+	gt_cupti_limit_calls(reason == GT_WINDOW_START ? gt_gpu_cfg.start_calls : 0);
+	if (gt_cupti_enable())
+		return;
+	atomic_store(&early_took[0], t1 - t0);
+	atomic_store(&early_took[1], gt_now() - t1);
+	atomic_store(&early_reason, reason);
+	atomic_store(&early_opened, gt_now());
 }
 
 static void after_fork_child(void)

@@ -4,8 +4,12 @@
  * costs the program host time on every launch (CUPTI's own floor is about
  * 1.25x on a launch-bound loop), so by default it runs in windows:
  *
- *   GPUTRACE_GPU=windows   (default) placed on the program's steps
- *                          (steps.h): once they are steady, a window
+ *   GPUTRACE_GPU=windows   (default) the start window first: from the
+ *                          program's first GPU work (CUPTI subscribed
+ *                          before CUDA initializes) for
+ *                          GPUTRACE_GPU_START_CALLS (4096) calls, or up to
+ *                          steady steps.  Then placed on the program's
+ *                          steps (steps.h): once they are steady, a window
  *                          covers GPUTRACE_GPU_WINDOW_STEPS (10) whole
  *                          steps and GPUTRACE_GPU_WINDOW_MS (500) or more,
  *                          and one more opens every GPUTRACE_GPU_PERIOD_MS
@@ -54,6 +58,8 @@ struct gt_gpu_cfg {
 	                               first window */
 	int place_clock;            /* GPUTRACE_GPU_PLACE=clock: never by steps */
 	uint32_t window_steps;      /* GPUTRACE_GPU_WINDOW_STEPS (10) */
+	uint32_t start_calls;       /* GPUTRACE_GPU_START_CALLS (4096): the
+	                               start window's calls, 0: none */
 	uint64_t range_lo, range_hi; /* GPUTRACE_GPU_STEPS=a-b, 0: none */
 	int signal;                 /* GPUTRACE_GPU_SIGNAL, 0: none */
 	char trigger[512];          /* GPUTRACE_GPU_TRIGGER, "": none */

@@ -3,17 +3,25 @@
  * steps.c - training steps found online (steps.h), on the writer thread.
  *
  * Each of the first ST_THREADS threads that give the GPU work keeps its
- * last ST_RING calls (tokens: launch shapes, copies, memsets, graphs) and
- * their times.  Every ST_CHECK calls the period of the newest calls is
- * computed (gputrace/period.h, O(ST_RING)); when two checks in a row
- * agree, the step's anchor is chosen as the analyzer does: a call that,
- * with the few calls before it, comes once per period, the one after the
- * longest pause (once per step, when the period is made of near copies
- * of a step that take alike times: gt_sub_period).  From then on each call equal to the anchor's last token
- * is checked against it and, when it matches, starts a step.  The thread
- * with the longest steps is the outer loop (the primary), and its
- * boundaries are what the dump gets and what the windows follow.  Steps
- * shorter than GT_STEP_MIN_NS are counted in groups at least that long.
+ * last ST_RING calls (tokens: launch shapes, copies, memsets, graphs),
+ * their times and their arguments' hashes.  Every ST_CHECK calls the
+ * period of the newest calls is computed (gputrace/period.h, O(ST_RING));
+ * when two checks in a row agree, the anchor is chosen as the analyzer
+ * does: a call that, with the few calls before it, comes once per period,
+ * the one after the longest pause (once per step, when the period is made
+ * of near copies of a step that take alike times: gt_sub_period).  From
+ * then on each call equal to the anchor's last token is checked against
+ * it and, when it matches, starts a block.  A step is one block or
+ * several, as the analyzer makes them (period.h): a model of identical
+ * blocks repeats every block, and the launches' arguments tell how many
+ * blocks a step holds (gt_args_copies), and a loop that launches one
+ * kernel k times and then pauses makes a step of the k and the pause
+ * (gt_pause_cycle); that is decided once per pattern, on the blocks kept
+ * (ST_BLOCKS), as soon as they tell, and the blocks found until then
+ * become steps by the same rule.  The thread with the longest steps is
+ * the outer loop (the primary), and its boundaries are what the dump gets
+ * and what the windows follow.  Steps shorter than GT_STEP_MIN_NS are
+ * counted in groups at least that long.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,25 +48,47 @@ _Static_assert(ST_HIST >= 4 * 64, "GPUTRACE_GPU_STEADY_STEPS (at most 64, "
 #define ST_EMIT_NS 1000000000ull    /* boundaries written at least this often */
 #define ST_EMIT_BATCH 128           /* ... or once this many wait */
 #define GT_STEP_MIN_NS 1000000ull   /* shorter steps are grouped */
+#define ST_BLOCKS 1024              /* blocks kept per thread, to make steps
+                                       of: 3 cycles of the most a step holds */
+_Static_assert(ST_BLOCKS >= 3 * GT_ARGS_MAX_COPIES, "a cycle of the arguments "
+	       "is seen three times");
+#define ST_ARGS_DECIDE 8            /* blocks between tries to decide */
+#define ST_ARGS_UNKNOWN 32          /* blocks with few arguments known: one a step */
+#define ST_ARGS_WAIT_NS 10000000000ull /* blocks kept this long: decided */
 
 struct st_thread {
 	uint32_t tid;
-	uint32_t period;            /* calls per step, 0: none yet */
+	uint32_t period;            /* calls per block, 0: none yet */
 	uint32_t cand;              /* period the last check found */
-	uint32_t group;             /* boundaries per counted step */
+	uint32_t group;             /* steps per counted step */
 	uint32_t anchor_w, anchor_tok;
 	uint64_t anchor;            /* hash of the anchor's calls */
 	uint64_t seen, last_t;      /* calls, and when the last was made */
 	uint64_t checked, checked_t; /* calls, and the time, at the last check */
-	uint64_t raw;               /* anchor matches, grouped into bounds */
+	uint64_t raw;               /* steps, grouped into bounds */
 	uint32_t epoch, prev_epoch; /* its pattern's number (st.epochs), and
 	                               the one before */
 	uint64_t epoch_nb;          /* nb when the present pattern began */
-	uint32_t prev_period;       /* calls a step of the one before */
+	uint32_t prev_calls;        /* calls a counted step of the one before */
+	/* the blocks (anchor matches) and how they make steps */
+	uint64_t nr;                /* blocks found */
+	uint64_t epoch_nr;          /* nr when the present pattern began */
+	uint64_t tried_nr;          /* nr at the last try to decide */
+	uint32_t copies;            /* blocks a step holds, 0: not decided */
+	uint32_t step_calls;        /* calls a step holds */
+	uint64_t phase;             /* the number of a block that starts one */
+	uint64_t pause_med;         /* steps start after pauses of a loop
+	                               with this median gap (gt_is_pause), 0:
+	                               every copies-th block */
+	uint64_t last_kth;          /* the last copies-th block, 0: none */
 	uint64_t nb;                /* boundaries found */
 	uint64_t b[ST_HIST];        /* the newest boundaries */
 	uint32_t tok[ST_RING];
+	uint8_t ah[ST_RING];        /* arguments' hashes, 0 unknown */
 	uint64_t t[ST_RING];
+	uint64_t rb[ST_BLOCKS];     /* the newest blocks' first calls */
+	uint64_t re[ST_BLOCKS];     /* ... the calls before them */
+	uint32_t rs[ST_BLOCKS];     /* ... their arguments (gt_arg_sig) */
 };
 
 static struct {
@@ -80,6 +110,9 @@ static struct {
 	uint32_t rev[ST_RING];      /* scratch of a check */
 	int32_t pi[ST_RING];
 	uint64_t h[ST_RING], v[ST_RING], gap[ST_RING];
+	uint64_t db[ST_BLOCKS], de[ST_BLOCKS];  /* scratch of a decision */
+	uint64_t dv[2 * ST_BLOCKS];
+	uint32_t ds[ST_BLOCKS];
 } st;
 
 /* ---- settings ------------------------------------------------------------- */
@@ -221,7 +254,7 @@ static uint64_t median_step(const struct st_thread *p, uint32_t of)
 static uint32_t group_of(const struct st_thread *p)
 {
 	uint64_t span = p->t[ring_pos(p, ring_len(p) - 1)] - p->t[ring_pos(p, 0)];
-	uint64_t steps = ring_len(p) / p->period, per;
+	uint64_t steps = ring_len(p) / p->step_calls, per;
 
 	if (steps < 2 || !span)
 		return 1;
@@ -229,7 +262,137 @@ static uint32_t group_of(const struct st_thread *p)
 	return per >= GT_STEP_MIN_NS ? 1 : (uint32_t)((GT_STEP_MIN_NS + per - 1) / per);
 }
 
-/* A period agreed on twice: the anchor, and the steps already in the ring. */
+/* ---- steps of blocks ------------------------------------------------------- */
+
+/* Where block number j is kept. */
+static size_t block_at(uint64_t j)
+{
+	return (size_t)(j % ST_BLOCKS);
+}
+
+/* The present pattern's blocks still kept. */
+static size_t blocks_kept(const struct st_thread *p)
+{
+	uint64_t n = p->nr - p->epoch_nr;
+
+	return n < ST_BLOCKS ? (size_t)n : ST_BLOCKS;
+}
+
+/* Whether block number j, at t, starts a step (once decided). */
+static int starts_step(struct st_thread *p, uint64_t j, uint64_t t)
+{
+	int after_pause;
+
+	if (j < p->phase || (j - p->phase) % p->copies)
+		return 0;
+	if (!p->pause_med)
+		return 1;
+	after_pause = p->last_kth && gt_is_pause(p->last_kth, t, p->pause_med);
+	p->last_kth = t;
+	return after_pause;
+}
+
+/* The kept blocks, the oldest first, into st.db, st.de and st.ds; how
+ * many. */
+static size_t copy_blocks(const struct st_thread *p)
+{
+	size_t n = blocks_kept(p);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t at = block_at(p->nr - n + i);
+
+		st.db[i] = p->rb[at];
+		st.de[i] = p->re[at];
+		st.ds[i] = p->rs[at];
+	}
+	return n;
+}
+
+static int any_args(size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (st.ds[i])
+			return 1;
+	return 0;
+}
+
+/*
+ * The blocks a step holds by their arguments (gt_args_copies) over the n
+ * copied, or 0 while they cannot tell yet: more blocks may show a cycle,
+ * or too few arguments are known.  Once every block the ring holds, or
+ * ST_ARGS_WAIT_NS of them, or the run's end (final), they must.
+ */
+static uint32_t copies_of(const struct st_thread *p, size_t n, int final)
+{
+	int must = final || p->nr - p->epoch_nr >= ST_BLOCKS ||
+		   st.db[n - 1] - st.db[0] >= ST_ARGS_WAIT_NS;
+	size_t k = 1;
+
+	switch (gt_args_cycle(st.ds, 0, n, &k)) {
+	case GT_ARGS_CYCLE:
+		return (uint32_t)gt_loop_turn(st.db, st.de, 0, n, k, st.dv);
+	case GT_ARGS_UNKNOWN:       /* none known after a few: none will be */
+		return must || n >= ST_ARGS_UNKNOWN || (n >= 4 && !any_args(n));
+	case GT_ARGS_MORE:
+		return (uint32_t)must;
+	default:
+		return 1;
+	}
+}
+
+/*
+ * How the blocks make steps, once they tell (copies_of): every copies-th,
+ * from the one after the longest pauses (gt_kth_phase), or those of them
+ * after the loop's pauses (gt_pause_cycle); the kept blocks that start a
+ * step are its first steps.
+ */
+static void decide(struct st_thread *p, int final)
+{
+	size_t n = copy_blocks(p), m;
+	uint64_t med = 0;
+	uint32_t k, q = 1;
+
+	p->tried_nr = p->nr;
+	if (!n || !(k = copies_of(p, n, final)))
+		return;
+	p->phase = p->nr - n + gt_kth_phase(st.db, st.de, 0, n, k);
+	m = gt_every_kth(st.db, st.de, 0, n, k);
+	if (m >= 2)
+		q = (uint32_t)gt_pause_cycle(st.db, st.de, m, &med, st.dv);
+	p->pause_med = q > 1 ? med : 0;
+	p->copies = k;
+	p->step_calls = p->period * k * q;
+	p->group = group_of(p);
+	p->raw = 0;
+	p->last_kth = 0;
+	for (uint64_t j = p->nr - n; j < p->nr; j++)
+		if (starts_step(p, j, p->rb[block_at(j)]))
+			add_bound(p, p->rb[block_at(j)]);
+	gt_debug("gputrace: steps: thread %u: %u GPU calls a step (%u blocks of %u%s), "
+		 "grouped by %u\n", p->tid, p->step_calls, k, p->period,
+		 q > 1 ? ", steps after the loop's pauses" : "", p->group);
+}
+
+/* A block starts at chronological position i of the ring. */
+static void add_block(struct st_thread *p, size_t i)
+{
+	uint64_t t = p->t[ring_pos(p, i)];
+	size_t at = block_at(p->nr);
+
+	if (p->nr && t <= p->rb[block_at(p->nr - 1)])
+		return;
+	p->rb[at] = t;
+	p->re[at] = p->t[ring_pos(p, i ? i - 1 : i)];
+	p->rs[at] = gt_arg_sig(p->ah, ST_RING, p->seen, i);
+	if (p->copies && starts_step(p, p->nr, t))
+		add_bound(p, t);
+	p->nr++;
+	if (!p->copies && p->nr - p->tried_nr >= ST_ARGS_DECIDE)
+		decide(p, 0);
+}
+
+/* A period agreed on twice: the anchor, and the blocks already in the
+ * ring. */
 static void establish(struct st_thread *p, uint32_t period, uint32_t sub,
 		      size_t skip)
 {
@@ -242,18 +405,21 @@ static void establish(struct st_thread *p, uint32_t period, uint32_t sub,
 	p->anchor = a.h;
 	p->anchor_w = a.w;
 	p->anchor_tok = a.tok;
-	p->prev_period = p->period * p->group;
+	p->prev_calls = p->step_calls * p->group;
 	p->period = period;
-	p->group = group_of(p);
-	p->raw = 0;
+	p->step_calls = period;
+	p->copies = 0;
 	p->prev_epoch = p->epoch;
 	p->epoch = ++st.epochs;
 	p->epoch_nb = p->nb;
+	p->epoch_nr = p->tried_nr = p->nr;
+	gt_debug("gputrace: steps: thread %u repeats every %u GPU calls\n",
+		 p->tid, period);
 	for (size_t i = p->anchor_w - 1; i < len; i++)
 		if (gram(p, i, p->anchor_w) == p->anchor)
-			add_bound(p, p->t[ring_pos(p, i)]);
-	gt_debug("gputrace: steps: thread %u repeats every %u GPU calls "
-		 "(grouped by %u)\n", p->tid, period, p->group);
+			add_block(p, i);
+	if (!p->copies)
+		decide(p, 0);
 }
 
 static void check(struct st_thread *p, int final)
@@ -326,7 +492,8 @@ static struct st_thread *thread_of(uint32_t tid, uint64_t t)
 	return *slot;
 }
 
-void gt_steps_call(uint32_t tid, uint32_t tok, uint32_t func, uint64_t t)
+void gt_steps_call(uint32_t tid, uint32_t tok, uint32_t func, uint8_t args,
+		   uint64_t t)
 {
 	struct st_thread *p;
 	size_t at;
@@ -342,12 +509,13 @@ void gt_steps_call(uint32_t tid, uint32_t tok, uint32_t func, uint64_t t)
 		return;
 	at = (size_t)(p->seen % ST_RING);
 	p->tok[at] = tok;
+	p->ah[at] = args;
 	p->t[at] = t;
 	p->seen++;
 	p->last_t = t;
 	if (p->period && tok == p->anchor_tok &&
 	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)
-		add_bound(p, t);
+		add_block(p, ring_len(p) - 1);
 	if (check_due(p, t))
 		check(p, 0);
 }
@@ -464,6 +632,10 @@ static const char *no_steps_why(void)
 	if (st.marker)
 		return "the step marker of GPUTRACE_STEP never came";
 	for (size_t i = 0; i < ST_THREADS; i++)
+		if (st.th[i] && st.th[i]->period && !st.th[i]->copies)
+			return "the launch pattern repeated, but its blocks were "
+			       "not yet told apart into steps";
+	for (size_t i = 0; i < ST_THREADS; i++)
 		if (st.th[i] && st.th[i]->period)
 			return "the launch pattern repeated, but too few times to "
 			       "make steps of 1 ms or more";
@@ -538,8 +710,8 @@ static void emit(struct st_thread *p)
 	uint64_t hi = p->nb, lo = hi - bounds_after(p, st.emitted_t);
 	uint64_t cut = p->epoch_nb < lo ? lo : p->epoch_nb > hi ? hi : p->epoch_nb;
 
-	emit_range(p, lo, cut, p->prev_epoch, p->prev_period);
-	emit_range(p, cut, hi, p->epoch, p->period * p->group);
+	emit_range(p, lo, cut, p->prev_epoch, p->prev_calls);
+	emit_range(p, cut, hi, p->epoch, p->step_calls * p->group);
 }
 
 void gt_steps_cycle(int final)
@@ -576,9 +748,14 @@ uint64_t gt_steps_bounds_after(uint64_t t, uint64_t *first)
 void gt_steps_end(int final)
 {
 	(void)final;
-	for (size_t i = 0; i < ST_THREADS; i++)
-		if (st.th[i] && !st.th[i]->period && st.th[i]->seen > st.th[i]->checked)
-			check(st.th[i], 1);
+	for (size_t i = 0; i < ST_THREADS; i++) {
+		struct st_thread *p = st.th[i];
+
+		if (p && !p->period && p->seen > p->checked)
+			check(p, 1);
+		if (p && p->period && !p->copies)
+			decide(p, 1);
+	}
 	gt_steps_cycle(1);
 }
 

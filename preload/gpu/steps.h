@@ -41,9 +41,11 @@ struct gt_steps_view {
 void gt_steps_init(void);
 
 /* The writer drained a GPU call of thread tid made at t: a kernel launch
- * (tok its launch shape's id, func its kernel's), or a copy, memset or
- * graph launch (tok from writer.c, func 0). */
-void gt_steps_call(uint32_t tid, uint32_t tok, uint32_t func, uint64_t t);
+ * (tok its launch shape's id, func its kernel's, args its arguments' hash,
+ * format.h's GT_ARG_LAUNCH_ARGS), or a copy, memset or graph launch (tok
+ * from writer.c, func and args 0). */
+void gt_steps_call(uint32_t tid, uint32_t tok, uint32_t func, uint8_t args,
+		   uint64_t t);
 
 /* The writer drained an NVTX push or start with message id msg. */
 void gt_steps_nvtx(uint32_t msg, uint64_t t);

@@ -260,9 +260,9 @@ static void steps_see(const struct gt_rec *r, const struct gt_op_desc *d, uint32
 	uint8_t kind = d->kind;
 
 	if (kind == GT_KIND_LAUNCH)
-		gt_steps_call(w.cur_tid, shape, r->u.launch.func, t0);
+		gt_steps_call(w.cur_tid, shape, r->u.launch.func, (uint8_t)r->stack, t0);
 	else if (kind == GT_KIND_COPY || kind == GT_KIND_SET || kind == GT_KIND_GRAPH)
-		gt_steps_call(w.cur_tid, call_token(r, kind), 0, t0);
+		gt_steps_call(w.cur_tid, call_token(r, kind), 0, 0, t0);
 	else if (kind == GT_KIND_NVTX && r->u.nvtx.msg &&
 		 (d->direction == GT_NVTX_PUSH || d->direction == GT_NVTX_START))
 		gt_steps_nvtx(r->u.nvtx.msg, t0);

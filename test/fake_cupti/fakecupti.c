@@ -26,6 +26,7 @@ static struct {
 	int taken, runtime, no_kernels, no_names;
 	uint64_t queue_ns, kernel_ns, copy_ns, dropped, version, flush_stall_ms;
 	uint64_t switch_us;          /* each kind's enable and disable */
+	uint64_t attach_us;          /* each subscribe */
 	int64_t offset_ns, drift_ppm;
 	uint64_t t_load;
 	const char *counts;
@@ -156,6 +157,7 @@ __attribute__((constructor)) static void fake_cupti_load(void)
 	cfg.version = env_num("FAKE_CUPTI_VERSION", CUPTI_API_VERSION);
 	cfg.flush_stall_ms = env_num("FAKE_CUPTI_FLUSH_STALL_MS", 0);
 	cfg.switch_us = env_num("FAKE_CUPTI_SWITCH_US", 0);
+	cfg.attach_us = env_num("FAKE_CUPTI_ATTACH_US", 0);
 	cfg.t_load = mono();
 }
 
@@ -347,6 +349,7 @@ static const char *const cb_names[CUPTI_CB_DOMAIN_SIZE][16] = {
 		"cuMemsetD8Async", "cuStreamSynchronize", "cuDeviceGet",
 		"cuCtxGetCurrent", "cuPointerGetAttributes", "cuFuncGetName",
 		"cuDevicePrimaryCtxRetain", "cuCtxSetCurrent", "cuMemAlloc_v2",
+		"cuGraphLaunch",
 	},
 };
 
@@ -494,10 +497,22 @@ EXPORT CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 	return CUPTI_SUCCESS;
 }
 
+/* As a real CUPTI's subscribe, enable and disable take a while
+ * (FAKE_CUPTI_ATTACH_US, FAKE_CUPTI_SWITCH_US), while the program's
+ * threads go on calling. */
+static void delay_us(uint64_t us)
+{
+	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000 * 1000) };
+
+	if (us)
+		nanosleep(&ts, NULL);
+}
+
 static CUptiResult subscribe(CUpti_SubscriberHandle *s, char *old, size_t oldn)
 {
 	CUptiResult rc = CUPTI_SUCCESS;
 
+	delay_us(cfg.attach_us);
 	pthread_mutex_lock(&st.lock);
 	if (cfg.taken || st.subscribed) {
 		n.subscribe_refused++;
@@ -592,15 +607,9 @@ EXPORT CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)
 	return CUPTI_SUCCESS;
 }
 
-/* As a real CUPTI's enable and disable take a while (FAKE_CUPTI_SWITCH_US),
- * while the program's threads go on calling. */
 static void switch_delay(void)
 {
-	struct timespec ts = { (time_t)(cfg.switch_us / 1000000),
-			       (long)(cfg.switch_us % 1000000 * 1000) };
-
-	if (cfg.switch_us)
-		nanosleep(&ts, NULL);
+	delay_us(cfg.switch_us);
 }
 
 EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)

@@ -6,7 +6,8 @@
  *
  *   w_gpu [--sleep-us=N] [--threads=T] [--idle-ms=M] [--setup-ms=S]
  *         [--init-reps=R] [--random] [--raise-at=I] [--own-handler]
- *         [--touch-at=I] [--alternate] [ITERS]
+ *         [--touch-at=I] [--alternate] [--blocks=K] [--graphs]
+ *         [--queue] [ITERS]
  *
  * Each iteration on each thread: two kernel launches (vecAdd 4x256,
  * scale 2x128), a HtoD copy of 4096 bytes (pageable), a DtoH async copy
@@ -24,7 +25,14 @@
  * the file $W_GPU_TRIGGER before iteration I.  --alternate: six more
  * launches of scale an iteration, one of them on a grid of 3 every other
  * iteration (a kernel's shape picked by the batch): the calls repeat
- * every two iterations.  Prints "truth ..." lines with the counts.
+ * every two iterations.  --blocks: each iteration is K blocks of the
+ * same two launches (a model of identical layers), block j on its own
+ * buffer, then the stream sync: the calls repeat every block, the
+ * arguments (FAKE_KERNEL_PARAMS=1) every iteration.  --graphs: each
+ * iteration is one CUDA graph launch (its GPU record a kernel's).
+ * --queue: no sync in the loop, one after it (a host that queues every
+ * step before the GPU ran them).  Prints "truth ..." lines with the
+ * counts.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -51,12 +59,14 @@ static struct {
 	PFN_cuMemcpyDtoHAsync_v3020 dtoh_async;
 	PFN_cuMemsetD8Async_v3020 set_async;
 	PFN_cuStreamSynchronize_v2000 sync;
+	PFN_cuGraphLaunch_v10000 graph_launch;
 } api;
 
 static CUcontext ctx;
 static CUfunction vecadd, scale;
 static long iters = 10, sleep_us, idle_ms, setup_ms, init_reps, random_order;
-static long raise_at = -1, own_handler, touch_at = -1, alternate;
+static long raise_at = -1, own_handler, touch_at = -1, alternate, blocks;
+static long graphs, queue;
 static volatile sig_atomic_t handler_calls;
 static unsigned setup_calls;
 
@@ -86,6 +96,7 @@ static void lookup(void)
 	api.dtoh_async = wl_lookup(&d, "cuMemcpyDtoHAsync", 3020, 0);
 	api.set_async = wl_lookup(&d, "cuMemsetD8Async", 3020, 0);
 	api.sync = wl_lookup(&d, "cuStreamSynchronize", 2000, 0);
+	api.graph_launch = wl_lookup(&d, "cuGraphLaunch", 10000, 0);
 }
 
 static void setup(void)
@@ -132,9 +143,33 @@ static void launch_random(CUstream s, CUdeviceptr d, unsigned r)
 		launch_scale(s, d, 1 + (r >> 1) % 3);
 }
 
+static void sync_stream(CUstream s)
+{
+	ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_SYNC }), api.sync(s));
+}
+
+/* K blocks of identical layers, each on its own part of d; or a graph. */
+static void layers(CUstream s, CUdeviceptr d)
+{
+	for (long j = 0; j < blocks; j++) {
+		launch_add(s, d + 256 * (CUdeviceptr)j, 4);
+		launch_scale(s, d + 256 * (CUdeviceptr)j, 2);
+	}
+	if (graphs)
+		ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_KERNEL, .name = "graph_node",
+					      .grid = { 8, 1, 1 }, .block = { 128, 1, 1 } }),
+		       api.graph_launch((CUgraphExec)(uintptr_t)0x6a000, s));
+	if (!queue)
+		sync_stream(s);
+}
+
 static void iteration(CUstream s, CUdeviceptr d, unsigned char *h,
 		      unsigned *seed, long i)
 {
+	if (blocks || graphs) {
+		layers(s, d);
+		return;
+	}
 	for (int k = 0; alternate && k < 6; k++)
 		launch_scale(s, d, k == 3 && i % 2 ? 3 : 2);
 	if (random_order) {
@@ -237,6 +272,8 @@ static void *thread_main(void *arg)
 		if (sleep_us)
 			nanosleep(&ts, NULL);
 	}
+	if (queue)
+		sync_stream(s);
 	free(h);
 	return NULL;
 }
@@ -253,14 +290,17 @@ int main(int argc, char **argv)
 		    wl_opt_int(argv[i], "--setup-ms", &setup_ms) ||
 		    wl_opt_int(argv[i], "--init-reps", &init_reps) ||
 		    wl_opt_int(argv[i], "--raise-at", &raise_at) ||
-		    wl_opt_int(argv[i], "--touch-at", &touch_at))
+		    wl_opt_int(argv[i], "--touch-at", &touch_at) ||
+		    wl_opt_int(argv[i], "--blocks", &blocks))
 			continue;
 		if (!strcmp(argv[i], "--random") || !strcmp(argv[i], "--own-handler")) {
 			*(argv[i][2] == 'r' ? &random_order : &own_handler) = 1;
 			continue;
 		}
-		if (!strcmp(argv[i], "--alternate")) {
-			alternate = 1;
+		if (!strcmp(argv[i], "--alternate") || !strcmp(argv[i], "--graphs") ||
+		    !strcmp(argv[i], "--queue")) {
+			*(argv[i][2] == 'a' ? &alternate : argv[i][2] == 'g' ? &graphs
+								 : &queue) = 1;
 			continue;
 		}
 		iters = strtol(argv[i], NULL, 10);
@@ -284,7 +324,11 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	printf("truth threads=%ld iters=%ld kernels=%ld copies=%ld sets=%ld "
 	       "syncs=%ld handler_calls=%d setup_launches=%u\n", threads, iters,
-	       (alternate ? 8 : 2) * threads * iters, 2 * threads * iters, threads * iters,
-	       threads * iters, (int)handler_calls, setup_calls);
+	       (blocks || graphs ? 2 * blocks : alternate ? 8 : 2) * threads * iters,
+	       blocks || graphs ? 0 : 2 * threads * iters,
+	       blocks || graphs ? 0 : threads * iters,
+	       queue ? threads : threads * iters, (int)handler_calls, setup_calls);
+	if (graphs)
+		printf("truth graphs=%ld\n", threads * iters);
 	return 0;
 }

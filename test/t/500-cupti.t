@@ -153,11 +153,13 @@ subtest 'threads' => sub {
 };
 
 # A run of about 2 s: windows of 300 ms every 700 ms after 200 ms, by the
-# clock (505-windows.t has windows placed on the steps).
+# clock (505-windows.t has windows placed on the steps, 506-windows-short.t
+# the start window, off here).
 sub windows_run {
 	my (%env) = @_;
 
 	return run_gpu(['--sleep-us=5000', 400], GPUTRACE_GPU => 'windows',
+		       GPUTRACE_GPU_START_CALLS => 0,
 		       GPUTRACE_GPU_PLACE => 'clock', GPUTRACE_GPU_WARMUP_MS => 200,
 		       GPUTRACE_GPU_WINDOW_MS => 300, GPUTRACE_GPU_PERIOD_MS => 700,
 		       FAKE_CUPTI_RUNTIME => 1, %env);
@@ -269,7 +271,7 @@ subtest 'the warm-up counts from the first launch, not from the start' => sub {
 	# loading its data); warm-up 300 ms, so from the start it would end
 	# before any launch.
 	my $r = run_gpu(['--idle-ms=600', '--sleep-us=5000', 150], GPUTRACE_GPU => 'windows',
-			GPUTRACE_GPU_PLACE => 'clock', GPUTRACE_GPU_WARMUP_MS => 300, GPUTRACE_GPU_WINDOW_MS => 200,
+			GPUTRACE_GPU_START_CALLS => 0, GPUTRACE_GPU_PLACE => 'clock', GPUTRACE_GPU_WARMUP_MS => 300, GPUTRACE_GPU_WINDOW_MS => 200,
 			GPUTRACE_GPU_PERIOD_MS => 100000);
 	my $g = gpu($r);
 
@@ -282,8 +284,8 @@ subtest 'the warm-up counts from the first launch, not from the start' => sub {
 	is($g->{launches_joined}, $g->{launches_in_windows}, 'all joined');
 };
 
-subtest 'the default, a run shorter than the warm-up: no window, said why' => sub {
-	my $r = run_gpu([5], GPUTRACE_GPU => undef);
+subtest 'no start window, a run shorter than the warm-up: no window, said why' => sub {
+	my $r = run_gpu([5], GPUTRACE_GPU => undef, GPUTRACE_GPU_START_CALLS => 0);
 	my $g = gpu($r);
 
 	ran_ok($r, 'short') or return;

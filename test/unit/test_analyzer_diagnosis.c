@@ -4,8 +4,9 @@
  * of the launch sequence (prefix function of the reversed window: the
  * longest periodic suffix repeated three times, covering half the window
  * or more), the step inside a period made of near copies of it, a
- * period that gives way to another, and span lists (merge, search,
- * cover).
+ * period that gives way to another, span lists (merge, search, cover),
+ * and the step of several blocks that the library and the analyzer share
+ * (period.h: the arguments' cycle, the loop's turn, the pauses).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyzer/diagnosis/diagnosis_internal.h"
 #include "gputrace/period.h"
@@ -176,6 +178,138 @@ static void test_period_gives_way(void **state)
 	free(d);
 }
 
+static void test_select(void **state)
+{
+	uint64_t v[] = { 9, 3, 7, 3, 1, 8 };
+
+	(void)state;
+	assert_int_equal(gt_select_u64(v, 6, 0), 1);
+	assert_int_equal(gt_select_u64(v, 6, 5), 9);
+	assert_int_equal(gt_median_half(v, 6), 7);      /* at n / 2 of 1 3 3 7 8 9 */
+	assert_int_equal(gt_median_half(v, 1), v[0]);
+}
+
+static void test_arg_sig(void **state)
+{
+	uint8_t ah[8] = { 0 };
+
+	(void)state;
+	ah[0] = 5, ah[1] = 0, ah[2] = 6, ah[3] = 7, ah[4] = 8, ah[5] = 9;
+	/* the last four known hashes up to position 5, the newest highest */
+	assert_int_equal(gt_arg_sig(ah, 8, 6, 5), 9u << 21 | 8u << 14 | 7u << 7 | 6u);
+	assert_int_equal(gt_arg_sig(ah, 8, 6, 2), 6u << 7 | 5u);   /* one unknown skipped */
+	assert_int_equal(gt_arg_sig(ah, 8, 6, 1), 5u);
+	/* a full ring: position 0 is the oldest kept, at seen % size */
+	ah[3] = 0x11;               /* call 11 of 12 seen: ring slot 11 % 8 */
+	assert_int_equal(gt_arg_sig(ah, 8, 12, 7) >> 21, 0x11);
+	memset(ah, 0, sizeof(ah));
+	assert_int_equal(gt_arg_sig(ah, 8, 8, 7), 0);
+}
+
+/* Boundaries of steps of k blocks, n of them: block j's arguments are
+ * 1 + j % k (a cycle of k), a pause of `turn` ns before every `every`-th
+ * block (1000 ns before the others), blocks 10 us long. */
+static void blocks(uint64_t *b, uint64_t *e, uint32_t *sig, size_t n, size_t k,
+		   size_t every, uint64_t turn)
+{
+	uint64_t t = 1000000;
+
+	for (size_t j = 0; j < n; j++) {
+		uint64_t gap = j % every ? 1000 : turn;
+
+		e[j] = t;
+		t += gap;
+		b[j] = t;
+		t += 10000;
+		sig[j] = k ? (uint32_t)(1 + j % k) : 0;
+	}
+}
+
+static void test_args_cycle(void **state)
+{
+	static uint64_t b[900], e[900], scratch[2 * GT_ARGS_MAX_COPIES];
+	static uint32_t sig[900];
+	size_t k = 0;
+
+	(void)state;
+	blocks(b, e, sig, 40, 1, 1, 1000);      /* the same each block */
+	assert_int_equal(gt_args_cycle(sig, 0, 40, &k), GT_ARGS_SAME);
+	assert_int_equal(gt_args_copies(sig, b, e, 0, 40, scratch), 1);
+	blocks(b, e, sig, 64, 16, 16, 500000);  /* 16 identical layers a step */
+	assert_int_equal(gt_args_cycle(sig, 0, 64, &k), GT_ARGS_CYCLE);
+	assert_int_equal(k, 16);
+	assert_int_equal(gt_args_copies(sig, b, e, 0, 64, scratch), 16);
+	assert_int_equal(gt_args_cycle(sig, 0, 40, &k), GT_ARGS_MORE);  /* 2.5 cycles */
+	assert_int_equal(gt_args_copies(sig, b, e, 0, 40, scratch), 1);
+	blocks(b, e, sig, 7, 16, 16, 500000);   /* too few known */
+	assert_int_equal(gt_args_cycle(sig, 0, 7, &k), GT_ARGS_UNKNOWN);
+	blocks(b, e, sig, 40, 0, 1, 1000);      /* none known */
+	assert_int_equal(gt_args_cycle(sig, 0, 40, &k), GT_ARGS_UNKNOWN);
+	blocks(b, e, sig, 900, 300, 300, 500000); /* a cycle past the most */
+	assert_int_equal(gt_args_cycle(sig, 0, 900, &k), GT_ARGS_NONE);
+	/* the arguments come back every 8 blocks, the loop turns every 4 (a
+	 * buffer alive across turns): a step is the turn */
+	blocks(b, e, sig, 96, 8, 4, 500000);
+	assert_int_equal(gt_args_cycle(sig, 0, 96, &k), GT_ARGS_CYCLE);
+	assert_int_equal(k, 8);
+	assert_int_equal(gt_args_copies(sig, b, e, 0, 96, scratch), 4);
+	/* from: the blocks of an earlier pattern do not count */
+	blocks(b, e, sig, 64, 4, 4, 500000);
+	for (size_t j = 0; j < 10; j++)
+		sig[j] = 99;
+	assert_int_equal(gt_args_copies(sig, b, e, 10, 64, scratch), 4);
+}
+
+static void test_every_kth(void **state)
+{
+	static uint64_t b[64], e[64];
+	static uint32_t sig[64];
+
+	(void)state;
+	blocks(b, e, sig, 64, 4, 4, 500000);
+	e[1] -= 9000000;                        /* before from: not counted */
+	/* from block 2, the pauses come before blocks 4, 8...: those start
+	 * the steps, the place 2 after from */
+	assert_int_equal(gt_kth_phase(b, e, 2, 64, 4), 2);
+	assert_int_equal(gt_every_kth(b, e, 2, 64, 4), 2 + 15);
+	assert_int_equal(b[1] - e[1], 9001000); /* those before from kept */
+	for (size_t i = 2; i < 17; i++)
+		assert_int_equal(b[i] - e[i], 500000);
+}
+
+static void test_pauses(void **state)
+{
+	static uint64_t b[100], e[100], scratch[200];
+	static uint32_t sig[100];
+	uint64_t med = 0;
+	uint32_t q = 1;
+	size_t n;
+
+	(void)state;
+	/* one kernel launched 5 times in a row, then a 2 ms pause */
+	blocks(b, e, sig, 100, 1, 5, 2000000);
+	for (size_t j = 1; j < 100; j++)
+		e[j] = b[j - 1];                /* nothing between the launches */
+	assert_int_equal(gt_pause_cycle(b, e, 100, &med, scratch), 5);
+	assert_int_equal(med, 11000);
+	assert_true(gt_is_pause(b[4], b[5], med));
+	assert_false(gt_is_pause(b[5], b[6], med));
+	n = gt_merge_pauses(b, e, 100, &q, scratch);
+	assert_int_equal(n, 19);                /* after each of 19 pauses */
+	assert_int_equal(q, 5);
+	/* steps of their own between the pauses (a DataLoader's pairs) */
+	blocks(b, e, sig, 100, 1, 2, 2000000);
+	for (size_t j = 0; j + 1 < 100; j++)
+		e[j + 1] = b[j + 1] - 10;       /* each step's calls last to the next */
+	assert_int_equal(gt_pause_cycle(b, e, 100, &med, scratch), 1);
+	q = 1;
+	assert_int_equal(gt_merge_pauses(b, e, 100, &q, scratch), 100);
+	assert_int_equal(q, 1);
+	/* no pauses at all */
+	blocks(b, e, sig, 100, 1, 1000, 1000);
+	assert_int_equal(gt_pause_cycle(b, e, 100, &med, scratch), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +318,11 @@ int main(void)
 		cmocka_unit_test(test_even_steps),
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_period_gives_way),
+		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_arg_sig),
+		cmocka_unit_test(test_args_cycle),
+		cmocka_unit_test(test_every_kth),
+		cmocka_unit_test(test_pauses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
