@@ -32,7 +32,8 @@ sub run_gpu {
 	my ($args, %env) = @_;
 	my $counts = "$counts_dir/counts-" . ++$runs;
 	my $r = GtRun::run(['w_gpu', @$args], env => {
-		GPUTRACE_GPU => undef, FAKE_CUPTI_KERNEL_NS => 10_000,
+		GPUTRACE_GPU => undef, GPUTRACE_GPU_START_CALLS => 4096,
+		FAKE_CUPTI_KERNEL_NS => 10_000,
 		FAKE_CUPTI_COPY_NS => 5_000, FAKE_CUPTI_COUNTS => $counts,
 		FAKE_CUDA_SYNC_NS => 1000, FAKE_CUDA_COPY_NS => 1000, %env });
 
