@@ -325,7 +325,10 @@ static inline enum gt_args_found gt_args_cycle(const uint32_t *sig, size_t from,
  * divides the cycle, the loop turns every d places: buffers the loop
  * leaves alive from one turn to the next (its output) made the arguments
  * come back only every few turns.  The smallest such d, or the cycle.
- * scratch: 2 * cycle values.
+ * When no place's pause stands out (GT_PAUSE_OVER times the median's),
+ * the loop turns at every place: buffers it takes in turn (a batch from
+ * one of a few pinned buffers) made the cycle, and the step is one place
+ * (1).  scratch: 2 * cycle values.
  */
 static inline size_t gt_loop_turn(const uint64_t *bounds, const uint64_t *ends,
 				  size_t from, size_t n, size_t cycle, uint64_t *scratch)
@@ -345,6 +348,8 @@ static inline size_t gt_loop_turn(const uint64_t *bounds, const uint64_t *ends,
 	for (size_t r = 1; r < cycle; r++)
 		if (g[r] > g[top])
 			top = r;
+	if (g[top] < GT_PAUSE_OVER * med)
+		return 1;
 	while (++d < cycle) {
 		size_t m = d;
 
