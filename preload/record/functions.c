@@ -85,6 +85,8 @@ static const char *driver_name(const void *handle)
 /* A kernel's argument layout (gt_func_info.args_state). */
 enum { ARGS_UNKNOWN, ARGS_LOOKING, ARGS_KNOWN, ARGS_NONE };
 #define ARGS_TRIES 4                /* launches that may look it up */
+#define ARGS_SPACE 32768            /* a kernel's parameters fit in this:
+				       a layout past it is not believed */
 
 typedef CUresult (*param_info_fn)(void *f, size_t i, size_t *off, size_t *size);
 
@@ -114,12 +116,13 @@ static param_info_fn param_info(int kernel)
 /* The first parameters' sizes and offsets through fn: how many. */
 static uint8_t read_layout(struct gt_func_info *fi, param_info_fn fn, CUresult *rc)
 {
-	size_t off, size, left = GT_ARG_HASH_BYTES;
+	size_t off, size, left = GT_ARG_HASH_BYTES, end = 0;
 	uint8_t n = 0;
 
 	while (fn && n < GT_ARG_HASH_PARAMS && left &&
 	       (*rc = fn((void *)fi->handle, n, &off, &size)) == CUDA_SUCCESS &&
-	       size && off <= UINT16_MAX) {
+	       size && off >= end && off + size <= ARGS_SPACE) {
+		end = off + size;
 		fi->arg_bytes[n] = (uint16_t)(size < left ? size : left);
 		left -= fi->arg_bytes[n];
 		fi->arg_off[n++] = (uint16_t)off;
@@ -138,7 +141,8 @@ static void arg_layout(struct gt_func_info *fi)
 	CUresult rc[2] = { CUDA_ERROR_NOT_FOUND, CUDA_ERROR_NOT_FOUND };
 	uint8_t n = read_layout(fi, param_info(0), &rc[0]);
 
-	if (!n && rc[0] != CUDA_SUCCESS)
+	/* only a handle the driver says is no CUfunction may be a CUkernel */
+	if (!n && rc[0] == CUDA_ERROR_INVALID_HANDLE)
 		n = read_layout(fi, param_info(1), &rc[1]);
 	fi->nargs = n;
 	gt_debug("gputrace: kernel %s: %u parameters hashed (results %d, %d)\n",
@@ -280,13 +284,21 @@ void gt_func_after_fork(void)
 	atomic_store(&publishing, 0);
 }
 
-/* The packed parameter buffer in a launch's extra list, or NULL. */
-static const uint8_t *packed_args(void **extra)
+/* The packed parameter buffer in a launch's extra list and its size
+ * (CU_LAUNCH_PARAM_BUFFER_SIZE), or NULL. */
+static const uint8_t *packed_args(void **extra, size_t *size)
 {
-	for (int i = 0; extra && i < 8 && extra[i] != CU_LAUNCH_PARAM_END; i += 2)
+	const uint8_t *buf = NULL;
+	const size_t *len = NULL;
+
+	for (int i = 0; extra && i < 8 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
 		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-			return extra[i + 1];
-	return NULL;
+			buf = extra[i + 1];
+		else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+			len = extra[i + 1];
+	}
+	*size = len ? *len : 0;
+	return len ? buf : NULL;
 }
 
 static inline uint64_t rotl(uint64_t x, unsigned r)
@@ -317,17 +329,18 @@ uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra)
 {
 	struct gt_func_info *fi;
 	const uint8_t *buf = NULL;
+	size_t size = 0;
 	uint64_t h = 0;
 
 	if (unlikely(!id || id > max_id))
 		return 0;
 	fi = &infos[id];
-	if (!args_known(fi) || (!kp && !(buf = packed_args(extra))))
+	if (!args_known(fi) || (!kp && !(buf = packed_args(extra, &size))))
 		return 0;
 	for (uint8_t i = 0; i < fi->nargs; i++) {
 		const uint8_t *p = kp ? kp[i] : buf + fi->arg_off[i];
 
-		if (unlikely(!p))
+		if (unlikely(!p || (!kp && (size_t)fi->arg_off[i] + fi->arg_bytes[i] > size)))
 			return 0;
 		h = fold_bytes(h, p, fi->arg_bytes[i]);
 	}
