@@ -315,6 +315,10 @@ static inline enum gt_args_found gt_args_cycle(const uint32_t *sig, size_t from,
 }
 
 #define GT_PAUSE_OVER 2         /* a loop's turn: pauses this much longer */
+#define GT_PAUSE_CAP 50000000ull /* a pause counts at most this (50 ms): the
+				    scheduler stopping a busy machine's thread
+				    once in a while does not make a place's
+				    mean stand out */
 
 /*
  * The step within a cycle of the arguments: the outer loop's turn comes
@@ -340,7 +344,8 @@ static inline size_t gt_loop_turn(const uint64_t *bounds, const uint64_t *ends,
 		uint64_t sum = 0, cnt = 0;
 
 		for (size_t j = from + r; j < n; j += cycle, cnt++)
-			sum += bounds[j] - ends[j];
+			sum += bounds[j] - ends[j] < GT_PAUSE_CAP ? bounds[j] - ends[j]
+								  : GT_PAUSE_CAP;
 		g[r] = cnt ? sum / cnt : 0;
 	}
 	memcpy(v, g, cycle * sizeof(*g));
