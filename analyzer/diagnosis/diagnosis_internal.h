@@ -636,6 +636,7 @@ static inline void steps_period_token(struct diagnosis *d, uint32_t tid,
 	steps_period_add(p, tok, ah, t);
 }
 int steps_period_pick(struct diagnosis *d, struct step_stats *s);
+uint32_t steps_library_period(const struct diagnosis *d);
 void steps_period_release(struct diagnosis *d);
 /* Smallest period of the longest periodic suffix seen 3 times or more of
  * tok[0..n); 0 if none (exposed for the unit tests). */

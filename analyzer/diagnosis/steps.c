@@ -188,6 +188,21 @@ static uint64_t library_count(const struct lib_steps *l, uint32_t period)
 	return l->steps[k] * (period && p >= 2 * period && p % period == 0 ? p / period : 1);
 }
 
+/* The GPU calls a step of the library's longest-lasting launch pattern
+ * held, or 0 (none, or of several periods). */
+uint32_t steps_library_period(const struct diagnosis *d)
+{
+	const struct lib_steps *l = &d->lib;
+	size_t k = 0;
+
+	if (l->source != GT_STEPS_PATTERN || !l->bounds)
+		return 0;
+	for (size_t i = 1; i < LIB_PERIODS; i++)
+		if (l->ns[i] > l->ns[k])
+			k = i;
+	return l->period[k];
+}
+
 /* When the library's steps of the launch pattern and these differ by
  * more than LIB_DIFFER, a note says so: its windows covered other steps. */
 static void compare_library(struct model *m, const struct diagnosis *d)

@@ -362,18 +362,44 @@ void steps_period_more(struct period_det *p, uint32_t tok)
 }
 
 /*
+ * The blocks a step of p holds: the arguments' cycle (gt_args_cycle) or
+ * the loop's turn within it (gt_loop_turn).  Where the pauses do not
+ * show where the loop turns within the cycle (gt_loop_turn finds no
+ * divisor of it), one more witness counts: the library,
+ * which ran the same rules over the boundaries it kept while the program
+ * ran, found a step of a divisor of the cycle (lib_period GPU calls).
+ * *lib is set when that step is taken.
+ */
+static size_t blocks_per_step(const struct period_det *p, uint32_t lib_period,
+			      uint64_t *scratch, int *lib)
+{
+	size_t k = 1, turn, j;
+
+	if (gt_args_cycle(p->sig, p->pattern_nb, p->nb, &k) != GT_ARGS_CYCLE)
+		return 1;
+	turn = gt_loop_turn(p->bounds, p->ends, p->pattern_nb, p->nb, k, scratch);
+	if (turn < k || !p->period || lib_period <= p->period || lib_period % p->period)
+		return turn;
+	j = lib_period / p->period;
+	if (j >= k || k % j)
+		return turn;
+	*lib = 1;
+	return j;
+}
+
+/*
  * The median step of p's boundaries (in b, *n of them): a step of k
- * blocks when the arguments come back every k (gt_args_copies), then
+ * blocks when the arguments come back every k (blocks_per_step), then
  * after the loop's pauses (gt_merge_pauses); *q the blocks a step holds.
  */
-static uint64_t median_step(const struct period_det *p, uint64_t *b, size_t *n,
-			    uint32_t *q)
+static uint64_t median_step(const struct period_det *p, uint32_t lib_period,
+			    uint64_t *b, size_t *n, uint32_t *q, int *lib)
 {
 	size_t nb = p->nb, k;
 	uint64_t *e = xmalloc(nb * sizeof(*e)), *v, med;
 	uint64_t *scratch = xmalloc((2 * nb + 2 * GT_ARGS_MAX_COPIES) * sizeof(*scratch));
 
-	k = gt_args_copies(p->sig, p->bounds, p->ends, p->pattern_nb, nb, scratch);
+	k = blocks_per_step(p, lib_period, scratch, lib);
 	memcpy(b, p->bounds, nb * sizeof(*b));
 	memcpy(e, p->ends, nb * sizeof(*e));
 	*q = (uint32_t)k;
@@ -409,7 +435,8 @@ int steps_period_pick(struct diagnosis *d, struct step_stats *s)
 {
 	struct period_det *best = NULL;
 	uint64_t most = 0, best_med = 0, longest = 0;
-	uint32_t q = 1;
+	uint32_t q = 1, lib_period = steps_library_period(d);
+	int lib = 0;
 
 	for (size_t i = 0; i < d->ndet; i++) {
 		check(&d->det[i], 1);       /* the last check */
@@ -423,16 +450,17 @@ int steps_period_pick(struct diagnosis *d, struct step_stats *s)
 		uint64_t *b, med;
 		size_t n;
 		uint32_t pq;
+		int plib = 0;
 
 		if (p->nb < 3 || 10 * p->seen < most || 2 * span_of(p) < longest)
 			continue;
 		b = xmalloc(p->nb * sizeof(*b));
-		med = median_step(p, b, &n, &pq);
+		med = median_step(p, lib_period, b, &n, &pq, &plib);
 		if (med > best_med) {
 			free(s->t);
 			s->t = b;
 			s->nt = n;
-			best = p, best_med = med, q = pq;
+			best = p, best_med = med, q = pq, lib = plib;
 		} else {
 			free(b);
 		}
@@ -451,9 +479,11 @@ int steps_period_pick(struct diagnosis *d, struct step_stats *s)
 				    "the loop", best->tid);
 	else if (q > 1 && best->period > 1)
 		s->name = xasprintf("launch pattern: %u GPU calls per step on thread %u "
-				    "(%u repeats of %u calls, told apart by their "
-				    "arguments or the loop's pauses)", s->period, best->tid,
-				    q, best->period);
+				    "(%u repeats of %u calls, told apart by %s)",
+				    s->period, best->tid, q, best->period,
+				    lib ? "their arguments and the loop's turn the library "
+					  "saw while the program ran" :
+					  "their arguments or the loop's pauses");
 	else
 		s->name = xasprintf("launch pattern: %u GPU calls per step on thread %u",
 				    s->period, best->tid);

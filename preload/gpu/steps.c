@@ -317,9 +317,9 @@ static int any_args(size_t n)
 }
 
 /*
- * The blocks a step holds by their arguments (gt_args_copies) over the n
- * copied, or 0 while they cannot tell yet: more blocks may show a cycle,
- * or too few arguments are known.  Once every block the ring holds, or
+ * The blocks a step holds by their arguments (gt_args_cycle, then
+ * gt_loop_turn) over the n copied, or 0 while they cannot tell yet: more
+ * blocks may show a cycle, or too few arguments are known.  Once every block the ring holds, or
  * ST_ARGS_WAIT_NS of them, or the run's end (final), they must.
  */
 static uint32_t copies_of(const struct st_thread *p, size_t n, int final)

@@ -7,6 +7,9 @@
 # check.sh proves the fix.
 #
 #   bash test/gpu/crash_matrix.sh            (on a machine with a GPU)
+#   bash test/gpu/crash_matrix.sh jax        the JAX workload of the
+#                                            diagnosis suite in the default
+#                                            settings and with parts off
 set -u
 cd "$(dirname "$0")/../.."
 export PATH=${CUDA_HOME:-/usr/local/cuda}/bin:$PATH
@@ -43,6 +46,17 @@ print("   events", j.get("events"), "launches", sum(k["calls"] for k in ks),
 	fi
 	cp "$W/$name.err" "$OUT/$name.err" 2>/dev/null
 }
+
+if [ "${1:-}" = jax ]; then
+	JAX="python3 -X faulthandler examples/diagnose/jax_sync.py"
+	case_run jax_default "" $JAX
+	case_run jax_no_cupti "GPUTRACE_CUPTI=0" $JAX
+	case_run jax_gpu_off "GPUTRACE_GPU=off" $JAX
+	case_run jax_no_stacks "GPUTRACE_STACK_DEPTH=0" $JAX
+	grep -h "^truth" "$W"/jax_*.out | sed 's/^/   /'
+	cp "$W"/jax_default-*.bin "$OUT/" 2>/dev/null
+	exit 0
+fi
 
 case_run vec_all "GPUTRACE_GPU=all" "$W/vecadd"
 case_run torch_all "GPUTRACE_GPU=all" python3 -X faulthandler $TRAIN --steps 5
