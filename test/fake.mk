@@ -29,13 +29,16 @@ $(FAKE_B)/libcuda.so: $(FAKE_LIB)
 WL_CFLAGS := $(CFLAGS) $(CUDA_INC)
 WL_NAMES  := cudart threads copies procaddr nocuda dlsym_other
 WORKLOADS := $(WL_NAMES:%=$(TEST_B)/w_%) $(TEST_B)/w_direct \
-	     $(TEST_B)/w_direct_ptsz
+	     $(TEST_B)/w_direct_ptsz $(TEST_B)/w_unload
 
 $(WL_NAMES:%=$(TEST_B)/w_%): $(TEST_B)/w_%: test/workloads/w_%.c $(FAKE_HDR)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -ldl -lpthread
 
 $(TEST_B)/w_direct: test/workloads/w_direct.c $(FAKE_HDR) $(FAKE_B)/libcuda.so
+	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -L$(FAKE_B) -lcuda -ldl
+
+$(TEST_B)/w_unload: test/workloads/w_unload.c $(FAKE_HDR) $(FAKE_B)/libcuda.so
 	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -L$(FAKE_B) -lcuda -ldl
 
 $(TEST_B)/w_direct_ptsz: test/workloads/w_direct.c $(FAKE_HDR) \

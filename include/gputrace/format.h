@@ -124,7 +124,8 @@ struct gt_process {
 	X(SYNC, 5, "host waits or queries")                                  \
 	X(HOSTALLOC, 6, "pinned host memory: allocate, register, free")      \
 	X(NCCL, 7, "NCCL collectives, p2p, groups, communicators")           \
-	X(NVTX, 8, "NVTX ranges, marks and names (injection)")
+	X(NVTX, 8, "NVTX ranges, marks and names (injection)")                \
+	X(MODULE, 10, "code unloaded: cuModuleUnload, cuLibraryUnload")
 
 #define GT_ARGS_LAUNCH(X)                                                    \
 	X(LAUNCH, SHAPE, "GT_CHUNK_SHAPE id")                                \
@@ -172,6 +173,9 @@ struct gt_process {
 	X(NVTX, DOMAIN, "GT_CHUNK_NVTX id, 0 = the default domain")          \
 	X(NVTX, RANGE, "nvtxRangeStart's id, else 0")                        \
 	X(NVTX, CATEGORY, "the category")
+
+#define GT_ARGS_MODULE(X)                                                    \
+	X(MODULE, HANDLE, "the CUmodule or CUlibrary unloaded")
 
 #define GT_ARG_MAX 8                /* arguments a kind may have */
 

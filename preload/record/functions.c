@@ -39,6 +39,7 @@ static _Atomic uint32_t next_id;
 static uint32_t max_id;
 static _Atomic int publishing;      /* threads between claim and publish */
 static _Atomic uint64_t unnamed;    /* launches of kernels with no id */
+static _Atomic uint32_t code_epoch; /* unloads so far (gt_func_code_unloaded) */
 
 int gt_func_table_init(void)
 {
@@ -168,6 +169,24 @@ static int args_known(struct gt_func_info *fi)
 	return atomic_load_explicit(&fi->args_state, memory_order_acquire) == ARGS_KNOWN;
 }
 
+/*
+ * The layout read before code was unloaded may be another kernel's now:
+ * the thread that takes it back (from known or none to unknown) marks it
+ * of this epoch, and it is read again (args_known).  0: not this call's
+ * to use (another thread renews it, or reads it now).
+ */
+static int args_renew(struct gt_func_info *fi)
+{
+	uint8_t st = atomic_load(&fi->args_state);
+
+	if (st == ARGS_LOOKING || (st != ARGS_UNKNOWN &&
+	    !atomic_compare_exchange_strong(&fi->args_state, &st, ARGS_UNKNOWN)))
+		return 0;
+	fi->args_tries = 0;
+	atomic_store(&fi->args_epoch, atomic_load(&code_epoch));
+	return 1;
+}
+
 /* A launch whose kernel gets no id: counted, and said at the first. */
 static uint32_t unnamed_launch(void)
 {
@@ -186,6 +205,8 @@ static uint32_t publish(struct slot *s, uintptr_t key)
 		return unnamed_launch();
 	}
 	infos[id].handle = key;
+	infos[id].name_epoch = atomic_load(&code_epoch);
+	infos[id].args_epoch = infos[id].name_epoch;
 	infos[id].name = driver_name((const void *)key);
 	atomic_store_explicit(&infos[id].ready, 1, memory_order_release);
 	atomic_store_explicit(&s->id, id, memory_order_release);
@@ -227,6 +248,62 @@ static inline uint64_t hash_ptr(uintptr_t p)
 	return (uint64_t)(p >> 4) * 0x9e3779b97f4a7c15ull >> 20;
 }
 
+void gt_func_code_unloaded(int res)
+{
+	if (res == CUDA_SUCCESS)
+		atomic_fetch_add(&code_epoch, 1);
+}
+
+static int same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * A kernel met again after code was unloaded (id's name_epoch is not e):
+ * the one thread that claims it asks the driver for the handle's name;
+ * a handle now given to another kernel gets a new id, which its slot
+ * holds from then on.  Threads that meet it meanwhile keep the old id.
+ */
+static uint32_t renew_id(struct slot *s, uint32_t id, uint32_t e)
+{
+	struct gt_func_info *fi = &infos[id];
+	uint32_t seen = atomic_load(&fi->name_epoch), nid;
+	const char *name;
+
+	if (seen == e || !atomic_compare_exchange_strong(&fi->name_epoch, &seen, e))
+		return id;
+	name = driver_name((const void *)fi->handle);
+	if (same_name(name, fi->name)) {
+		free((void *)name);
+		return id;
+	}
+	nid = atomic_fetch_add(&next_id, 1) + 1;
+	if (nid > max_id) {
+		free((void *)name);
+		return id;
+	}
+	infos[nid].handle = fi->handle;
+	infos[nid].name_epoch = e;
+	infos[nid].args_epoch = e;
+	infos[nid].name = name;
+	atomic_store_explicit(&infos[nid].ready, 1, memory_order_release);
+	atomic_store_explicit(&s->id, nid, memory_order_release);
+	return nid;
+}
+
+/* The id of a slot found holding the handle. */
+static uint32_t found_id(struct slot *s)
+{
+	uint32_t id = wait_id(s), e;
+
+	if (likely(id && id <= max_id) &&
+	    unlikely(atomic_load_explicit(&infos[id].name_epoch, memory_order_relaxed) !=
+		     (e = atomic_load_explicit(&code_epoch, memory_order_relaxed))))
+		return renew_id(s, id, e);
+	return id;
+}
+
 uint32_t gt_func_id(const void *handle)
 {
 	uintptr_t key = (uintptr_t)handle;
@@ -240,7 +317,7 @@ uint32_t gt_func_id(const void *handle)
 		uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
 
 		if (likely(k == key))
-			return wait_id(s);
+			return found_id(s);
 		if (k != 0)
 			continue;
 		if (atomic_load_explicit(&next_id, memory_order_relaxed) >= max_id)
@@ -254,7 +331,7 @@ uint32_t gt_func_id(const void *handle)
 		}
 		atomic_fetch_sub(&publishing, 1);
 		if (k == key)
-			return wait_id(s);
+			return found_id(s);
 	}
 	return unnamed_launch();
 }
@@ -335,6 +412,9 @@ uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra)
 	if (unlikely(!id || id > max_id))
 		return 0;
 	fi = &infos[id];
+	if (unlikely(atomic_load_explicit(&fi->args_epoch, memory_order_acquire) !=
+		     atomic_load_explicit(&code_epoch, memory_order_relaxed)) && !args_renew(fi))
+		return 0;
 	if (!args_known(fi) || (!kp && !(buf = packed_args(extra, &size))))
 		return 0;
 	for (uint8_t i = 0; i < fi->nargs; i++) {

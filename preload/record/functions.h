@@ -26,12 +26,14 @@ struct gt_func_info {
 				       at most), 0: none known */
 	uint16_t arg_bytes[GT_ARG_HASH_PARAMS]; /* bytes of each hashed */
 	uint16_t arg_off[GT_ARG_HASH_PARAMS];   /* offsets in a param buffer */
+	_Atomic uint32_t name_epoch;    /* gt_func_code_unloaded's count when */
+	_Atomic uint32_t args_epoch;    /* the name, the layout were read */
 };
 
 /*
  * The id (>= 1) of a CUfunction, taking a new one and asking the driver
- * for its name the first time; 0 when the ids are spent (counted).
- * Lock-free.
+ * for its name the first time (and once after code was unloaded: see
+ * gt_func_code_unloaded); 0 when the ids are spent (counted).  Lock-free.
  */
 uint32_t gt_func_id(const void *handle);
 
@@ -44,6 +46,16 @@ uint32_t gt_func_id(const void *handle);
  * is about to read too (about a cycle each 8 bytes).
  */
 uint32_t gt_func_arg_hash(uint32_t id, void **kp, void **extra);
+
+/*
+ * After cuModuleUnload or cuLibraryUnload (res: its result): the handles
+ * of the code unloaded may come back as other kernels, with other names
+ * and parameters.  Each kernel met after that has its name and parameter
+ * layout read again on its next launch (a new id when the name differs):
+ * a layout believed for a handle given to another kernel would read past
+ * that kernel's parameters.
+ */
+void gt_func_code_unloaded(int res);
 
 /* Writer: ids handed out so far, and the info behind one. */
 uint32_t gt_func_count(void);

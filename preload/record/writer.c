@@ -300,6 +300,7 @@ static void steps_see(const struct gt_rec *r, const struct gt_op_desc *d, uint32
 #define ARG_NVTX_DOMAIN r->u.nvtx.domain
 #define ARG_NVTX_RANGE r->u.nvtx.range
 #define ARG_NVTX_CATEGORY r->u.nvtx.category
+#define ARG_MODULE_HANDLE r->u.obj.handle
 
 #define ENCODE_ARG_(k, a, what) p = gt_varint_put(p, ARG_##k##_##a);
 #define ENCODE_KIND_(k, v, what)                                             \

@@ -226,13 +226,24 @@ static CUresult do_module_load(CUmodule *mod, const void *image)
 	return CUDA_SUCCESS;
 }
 
+static pthread_mutex_t funcs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_obj *funcs[256];
+static size_t nfuncs;
+
+/* A kernel of a module unloaded (module NULL), whose handle a new kernel
+ * takes, as a real driver may give a freed handle again; or NULL. */
+static struct fake_obj *freed_func(void)
+{
+	for (size_t i = 0; i < nfuncs; i++)
+		if (!funcs[i]->module)
+			return funcs[i];
+	return NULL;
+}
+
 /* Any name is a kernel of any module; asking twice gives the same handle. */
 static CUresult do_module_get_function(CUfunction *f, CUmodule mod,
 				       const char *name)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static struct fake_obj *funcs[256];
-	static size_t nfuncs;
 	const struct fake_obj *m;
 	struct fake_obj *o = NULL;
 	CUresult rc = fake_ready();
@@ -245,10 +256,14 @@ static CUresult do_module_get_function(CUfunction *f, CUmodule mod,
 	m = fake_find(mod, FK_MODULE);
 	if (!m)
 		return CUDA_ERROR_INVALID_HANDLE;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&funcs_lock);
 	for (i = 0; i < nfuncs && !o; i++)
 		if (funcs[i]->module == m && !strcmp(funcs[i]->name, name))
 			o = funcs[i];
+	if (!o && (o = freed_func())) {
+		o->module = m;
+		strcpy(o->name, name);
+	}
 	if (!o && nfuncs < sizeof(funcs) / sizeof(funcs[0])) {
 		o = fake_new(FK_FUNC);
 		if (o) {
@@ -257,10 +272,26 @@ static CUresult do_module_get_function(CUfunction *f, CUmodule mod,
 			funcs[nfuncs++] = o;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&funcs_lock);
 	if (!o)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*f = (CUfunction)o;
+	return CUDA_SUCCESS;
+}
+
+/* The module's kernels are freed: their handles go to the next kernels
+ * asked for (freed_func). */
+static CUresult do_module_unload(CUmodule mod)
+{
+	const struct fake_obj *m = fake_find(mod, FK_MODULE);
+
+	if (!m)
+		return CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&funcs_lock);
+	for (size_t i = 0; i < nfuncs; i++)
+		if (funcs[i]->module == m)
+			funcs[i]->module = NULL;
+	pthread_mutex_unlock(&funcs_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -278,13 +309,17 @@ static CUresult do_get_name(const char **name, const void *handle)
 }
 
 /* Every fake kernel takes FAKE_KERNEL_PARAMS (default 0) parameters of
- * 8 bytes: the launches' arguments are hashed only where a test asks. */
+ * 8 bytes: the launches' arguments are hashed only where a test asks; a
+ * kernel whose name ends in _p<N> takes N. */
 static CUresult do_param_info(CUfunction f, size_t i, size_t *off, size_t *size)
 {
-	const char *e = getenv("FAKE_KERNEL_PARAMS");
+	const struct fake_obj *o = fake_func(f);
+	const char *e = getenv("FAKE_KERNEL_PARAMS"), *p;
 
-	if (!fake_func(f))
+	if (!o)
 		return CUDA_ERROR_INVALID_HANDLE;
+	if ((p = strrchr(o->name, '_')) && p[1] == 'p' && p[2] >= '0' && p[2] <= '9')
+		e = p + 2;
 	if (!e || i >= strtoul(e, NULL, 10))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (off)
@@ -319,6 +354,7 @@ FAKE_FN(cuModuleLoadData, (CUmodule *mod, const void *image), (mod, image),
 	do_module_load)
 FAKE_FN(cuModuleGetFunction, (CUfunction *f, CUmodule mod, const char *name),
 	(f, mod, name), do_module_get_function)
+FAKE_FN(cuModuleUnload, (CUmodule mod), (mod), do_module_unload)
 FAKE_FN(cuFuncGetName, (const char **name, CUfunction f), (name, f),
 	do_get_name)
 FAKE_FN(cuKernelGetName, (const char **name, CUkernel k), (name, k),
@@ -963,6 +999,7 @@ static const struct proc_entry procs[] = {
 	P(cuCtxGetCurrent, 4000, cuCtxGetCurrent)
 	P(cuModuleLoadData, 2000, cuModuleLoadData)
 	P(cuModuleGetFunction, 2000, cuModuleGetFunction)
+	P(cuModuleUnload, 2000, cuModuleUnload)
 	P(cuFuncGetName, 12030, cuFuncGetName)
 	P(cuFuncGetParamInfo, 12040, cuFuncGetParamInfo)
 	P(cuKernelGetName, 12030, cuKernelGetName)

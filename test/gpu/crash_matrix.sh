@@ -10,6 +10,11 @@
 #   bash test/gpu/crash_matrix.sh jax        the JAX workload of the
 #                                            diagnosis suite in the default
 #                                            settings and with parts off
+#   bash test/gpu/crash_matrix.sh start [N]  the suite's workloads that
+#                                            died with the start window on
+#                                            and those that need it, N
+#                                            times each (default 3), with
+#                                            GPUTRACE_GPU_START_CALLS=4096
 set -u
 cd "$(dirname "$0")/../.."
 export PATH=${CUDA_HOME:-/usr/local/cuda}/bin:$PATH
@@ -46,6 +51,33 @@ print("   events", j.get("events"), "launches", sum(k["calls"] for k in ks),
 	fi
 	cp "$W/$name.err" "$OUT/$name.err" 2>/dev/null
 }
+
+start_runs() {
+	local n=${1:-3} d=examples/diagnose
+	nvcc -O2 -arch=sm_90 -o "$W/launch_bound" $d/cuda/launch_bound.cu || exit 1
+	nvcc -O2 -arch=sm_90 -o "$W/pageable" $d/cuda/pageable.cu || exit 1
+	for i in $(seq "$n"); do
+		case_run "grad-accum-$i" "GPUTRACE_GPU_START_CALLS=4096" \
+			python3 -X faulthandler $d/tiny_batch.py --batch 16 --accum 32 --steps 80
+		case_run "loader-io-w16-$i" "GPUTRACE_GPU_START_CALLS=4096" \
+			python3 -X faulthandler $d/loader_cpu.py --io --sample-ms 2 --workers 16
+		case_run "item-none-long-$i" "GPUTRACE_GPU_START_CALLS=4096" \
+			python3 -X faulthandler $d/item_sync.py --batch 8192 --host-ms 3 --steps 150 --no-item
+		case_run "jax-sync-$i" "GPUTRACE_GPU_START_CALLS=4096" \
+			python3 -X faulthandler $d/jax_sync.py
+		case_run "cuda-graph-$i" "GPUTRACE_GPU_START_CALLS=4096" "$W/launch_bound" --graph
+		case_run "cuda-pinned-$i" "GPUTRACE_GPU_START_CALLS=4096" "$W/pageable" --pinned
+	done
+	echo "runs: $(ls "$W"/*.err | wc -l), died: $(grep -lE 'gputrace: crashed|corrupted|Fatal Python' "$W"/*.err | wc -l)"
+	for b in "$W"/*.bin; do
+		echo "$(basename "$b"): $(build/gputrace-analyze "$b" 2>&1 | grep -E '^GPU windows|GPU-timed steps|^  steps: the' | tr '\n' ' ' | cut -c1-200)"
+	done
+}
+
+if [ "${1:-}" = start ]; then
+	start_runs "${2:-3}"
+	exit 0
+fi
 
 if [ "${1:-}" = jax ]; then
 	JAX="python3 -X faulthandler examples/diagnose/jax_sync.py"
