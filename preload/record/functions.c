@@ -60,24 +60,37 @@ int gt_func_table_init(void)
 	return 0;
 }
 
+#define NOT_THERE ((void *)1)        /* looked up, not found */
+
+/*
+ * The driver's function `name` (cudaVersion version) through *slot: looked
+ * up by the first caller, never again (a missing one included: a later
+ * launch may be made in a signal handler while the loader is busy); NULL
+ * when the driver lacks it.
+ */
+static void *driver_fn(_Atomic(void *) *slot, const char *name, int version)
+{
+	void *f = atomic_load(slot);
+
+	if (!f) {
+		void *none = NULL, *got = gt_driver_proc(name, version);
+
+		atomic_compare_exchange_strong(slot, &none, got ? got : NOT_THERE);
+		f = atomic_load(slot);
+	}
+	return f == NOT_THERE ? NULL : f;
+}
+
 static const char *driver_name(const void *handle)
 {
-	static _Atomic(PFN_cuFuncGetName_v12030) func_get_name;
-	static _Atomic(PFN_cuKernelGetName_v12030) kernel_get_name;
-	PFN_cuFuncGetName_v12030 fgn = atomic_load(&func_get_name);
-	PFN_cuKernelGetName_v12030 kgn = atomic_load(&kernel_get_name);
+	static _Atomic(void *) fn_slot, kernel_slot;
+	PFN_cuFuncGetName_v12030 fgn = driver_fn(&fn_slot, "cuFuncGetName", 12030);
+	PFN_cuKernelGetName_v12030 kgn;
 	const char *name = NULL;
 
-	if (!fgn) {
-		fgn = gt_driver_proc("cuFuncGetName", 12030);
-		atomic_store(&func_get_name, fgn);
-	}
 	if (fgn && fgn(&name, (CUfunction)handle) == CUDA_SUCCESS && name)
 		return strdup(name);
-	if (!kgn) {
-		kgn = gt_driver_proc("cuKernelGetName", 12030);
-		atomic_store(&kernel_get_name, kgn);
-	}
+	kgn = driver_fn(&kernel_slot, "cuKernelGetName", 12030);
 	if (kgn && kgn(&name, (CUkernel)handle) == CUDA_SUCCESS && name)
 		return strdup(name);
 	return NULL;
@@ -91,27 +104,16 @@ enum { ARGS_UNKNOWN, ARGS_LOOKING, ARGS_KNOWN, ARGS_NONE };
 
 typedef CUresult (*param_info_fn)(void *f, size_t i, size_t *off, size_t *size);
 
-#define NOT_THERE ((param_info_fn)1)   /* looked up, not found */
-
 /* cuFuncGetParamInfo, else (a runtime's library-managed kernel)
- * cuKernelGetParamInfo: the driver's, looked up once, both on the first
- * lookup of either (never again on a later launch, which may be made in
- * a signal handler while the loader is busy), or NULL. */
+ * cuKernelGetParamInfo: the driver's (driver_fn), both looked up on the
+ * first lookup of either, or NULL. */
 static param_info_fn param_info(int kernel)
 {
-	static _Atomic(param_info_fn) fns[2];
-	static const char *const names[2] = { "cuFuncGetParamInfo", "cuKernelGetParamInfo" };
-	param_info_fn fn = atomic_load(&fns[kernel]);
+	static _Atomic(void *) fns[2];
+	void *f[2] = { driver_fn(&fns[0], "cuFuncGetParamInfo", 12040),
+		       driver_fn(&fns[1], "cuKernelGetParamInfo", 12040) };
 
-	if (!fn)
-		for (int i = 0; i < 2; i++) {
-			param_info_fn f = (param_info_fn)gt_driver_proc(names[i], 12040);
-			param_info_fn none = NULL;
-
-			atomic_compare_exchange_strong(&fns[i], &none, f ? f : NOT_THERE);
-		}
-	fn = atomic_load(&fns[kernel]);
-	return fn == NOT_THERE ? NULL : fn;
+	return (param_info_fn)f[kernel];
 }
 
 /* The first parameters' sizes and offsets through fn: how many. */
