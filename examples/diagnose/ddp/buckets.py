@@ -9,13 +9,18 @@ small_collectives.  Fixed twin: --bucket-mb 25 (DDP's default).  Compare
 the job's step: the slowest rank's ms per step.
 
     torchrun --nproc-per-node 2 buckets.py --bucket-mb 0.05
+
+With DDP's default buckets and a wide, shallow model it is the healthy
+run of the suite (suite.json's ddp-healthy):
+
+    torchrun --nproc-per-node 2 buckets.py --bucket-mb 25 --width 4096 \\
+        --layers 8 --batch 16384 --steps 200
 """
 import argparse
 
-import torch
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from ddp_common import Job, mlp, step_range
+from ddp_common import Job, fixed_batches, mlp, train
 
 
 def main():
@@ -30,19 +35,7 @@ def main():
     job = Job()
     model = DDP(mlp(args.width, args.layers).to(job.device), device_ids=[job.local],
                 bucket_cap_mb=args.bucket_mb)
-    opt = torch.optim.SGD(model.parameters(), lr=1e-4)
-    x = torch.randn(args.batch, args.width, device=job.device)
-    y = torch.randint(0, 10, (args.batch,), device=job.device)
-    timer = job.timer(warmup=10, steps=args.steps)
-    while not timer.done():
-        with step_range():
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-        timer.step()
-    job.report(timer, args.batch)
-    job.end()
+    train(job, model, fixed_batches(job, args.batch, args.width), args.steps, args.batch)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 """ddp_common.py - what the multi-GPU diagnosis workloads share: NVLink
 multicast kept off, one process per GPU as torchrun starts them (RANK,
-LOCAL_RANK, WORLD_SIZE), the NCCL process group, the step timer of the
-single-GPU suite (../common.py) with each rank's "truth" line, and a
-clean end.
+LOCAL_RANK, WORLD_SIZE), the NCCL process group, the training loop with
+the step timer of the single-GPU suite (../common.py) and each rank's
+"truth" line, and a clean end.
 
 NVLink multicast (NVLS) stays off in every process: NCCL_NVLS_ENABLE=0,
 TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1 are set here,
@@ -61,3 +61,35 @@ def mlp(width, layers, out=10):
 def step_range(name="train_step"):
     """An NVTX range around a step (where the steps are, for the report)."""
     return torch.cuda.nvtx.range(name)
+
+
+def fixed_batches(job, batch, width):
+    """The same batch every step, made once on this rank's GPU."""
+    x = torch.randn(batch, width, device=job.device)
+    y = torch.randint(0, 10, (batch,), device=job.device)
+    while True:
+        yield x, y
+
+
+def backward(model, x, y):
+    """The loss of a batch and its backward pass (DDP all-reduces)."""
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+
+
+def train(job, model, batches, steps, batch, lr=1e-4, params=None, step=backward):
+    """The DDP loop every workload runs: step(model, x, y) on each batch
+    inside an NVTX range, SGD, the timer over steps after 10 of warm-up,
+    then this rank's truth line and a clean end."""
+    opt = torch.optim.SGD(model.parameters() if params is None else params, lr=lr)
+    timer = job.timer(warmup=10, steps=steps)
+    for x, y in batches:
+        if timer.done():
+            break
+        with step_range():
+            step(model, x, y)
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        timer.step()
+    job.report(timer, batch)
+    job.end()

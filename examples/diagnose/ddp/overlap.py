@@ -23,7 +23,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from ddp_common import Job, mlp, step_range
+from ddp_common import Job, backward, fixed_batches, mlp, train
 
 
 def waiting_hook(state, bucket):
@@ -62,22 +62,12 @@ def main():
     if args.mode == "waiting-hook":
         model.register_comm_hook(None, waiting_hook)
     params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.SGD(params, lr=1e-4)
-    x = torch.randn(args.batch, args.width, device=job.device)
-    y = torch.randint(0, 10, (args.batch,), device=job.device)
-    timer = job.timer(warmup=10, steps=args.steps)
-    while not timer.done():
-        with step_range():
-            if args.mode == "after-backward":
-                step_after_backward(model, params, x, y)
-            else:
-                loss = torch.nn.functional.cross_entropy(model(x), y)
-                loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-        timer.step()
-    job.report(timer, args.batch)
-    job.end()
+    step = backward
+    if args.mode == "after-backward":
+        def step(model, x, y):
+            step_after_backward(model, params, x, y)
+    train(job, model, fixed_batches(job, args.batch, args.width), args.steps, args.batch,
+          params=params, step=step)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import torch
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, Dataset
 
-from ddp_common import Job, burn, mlp, step_range
+from ddp_common import Job, backward, burn, mlp, train
 
 
 class Slow(Dataset):
@@ -47,25 +47,17 @@ def main():
     job = Job()
     workers = 0 if job.rank == args.slow_rank else args.workers
     model = DDP(mlp(args.width, 6).to(job.device), device_ids=[job.local])
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
     data = Slow(100000 * args.batch, args.width, args.sample_ms)
     loader = DataLoader(data, batch_size=args.batch, num_workers=workers,
                         persistent_workers=workers > 0, pin_memory=True,
                         prefetch_factor=4 if workers else None)
-    timer = job.timer(warmup=10, steps=args.steps)
-    for x, y in loader:
-        if timer.done():
-            break
-        with step_range():
-            x = x.to(job.device, non_blocking=True)
-            y = y.to(job.device, non_blocking=True)
-            loss = torch.nn.functional.cross_entropy(model(x.repeat(64, 1)), y.repeat(64))
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-        timer.step()
-    job.report(timer, args.batch)
-    job.end()
+
+    def step(model, x, y):
+        x = x.to(job.device, non_blocking=True)
+        y = y.to(job.device, non_blocking=True)
+        backward(model, x.repeat(64, 1), y.repeat(64))
+
+    train(job, model, loader, args.steps, args.batch, lr=1e-3, step=step)
 
 
 if __name__ == "__main__":
