@@ -6,12 +6,15 @@ Expected: communication (the .item() drains the GPU's queue, and the GPU
 idles while the host does its bookkeeping).  Fixed twin: --no-item (the
 loss is summed on the GPU and read once at the end, so the bookkeeping
 overlaps the next step's GPU work).
+
+The truth line names the bookkeeping function (common.burn) and its share
+of the training thread's CPU time, the readback's own wait left out.
 """
 import argparse
 
 import torch
 
-from common import Timer, burn
+from common import HostShare, Timer, burn
 
 
 def main():
@@ -29,7 +32,8 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=1e-4)
     x = torch.randn(args.batch, args.width, device="cuda")
     total = torch.zeros((), device="cuda")
-    timer = Timer(warmup=5, steps=args.steps)
+    bookkeeping = HostShare(burn)
+    timer = Timer(warmup=5, steps=args.steps, shares=[bookkeeping])
     while not timer.done():
         loss = model(x).pow(2).mean()
         loss.backward()
@@ -38,8 +42,10 @@ def main():
         if args.no_item:
             total += loss.detach()
         else:
-            total += loss.item()  # ITEM: the per-step sync
-        burn(args.host_ms)        # logging, metrics
+            with bookkeeping.waiting():
+                value = loss.item()     # ITEM: the per-step sync
+            total += value
+        bookkeeping(args.host_ms)       # logging, metrics
         timer.step()
     timer.report(args.batch, f" total={float(total):.3f}")
 

@@ -11,6 +11,10 @@ a slow disk or over the network), so the CPU is mostly idle.  Expected
 with too few workers (--workers 2): data_supply; fixed twin: --workers 16.
 
     python3 loader_cpu.py --workers 0 --steps 60
+
+Without --io the truth line names the transform (common.burn) and its
+share of the CPU time of whoever runs it: the training thread with
+--workers 0, else the workers together.
 """
 import argparse
 import time
@@ -18,15 +22,16 @@ import time
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from common import Timer, burn
+from common import HostShare, Timer, WorkerShare, burn
 
 
 class Slow(Dataset):
     """Samples that cost `ms` of CPU each to make (decode + augment), or
     with `io` that take `ms` of waiting each (a read)."""
 
-    def __init__(self, n, features, ms, io=False):
+    def __init__(self, n, features, ms, io=False, transform=burn):
         self.n, self.features, self.ms, self.io = n, features, ms, io
+        self.transform = transform
 
     def __len__(self):
         return self.n
@@ -35,7 +40,7 @@ class Slow(Dataset):
         if self.io:
             time.sleep(self.ms / 1000.0)
         else:
-            burn(self.ms)
+            self.transform(self.ms)
         return torch.full((self.features,), float(i % 7)), i % 10
 
 
@@ -54,11 +59,15 @@ def main():
                                   (torch.nn.Linear(args.width, args.width), torch.nn.ReLU())],
                                 torch.nn.Linear(args.width, 10)).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    data = Slow(100000 * args.batch, args.width, args.sample_ms, args.io)
+    shares = []
+    if not args.io:
+        shares = [WorkerShare(burn, args.workers) if args.workers else HostShare(burn)]
+    data = Slow(100000 * args.batch, args.width, args.sample_ms, args.io,
+                shares[0] if shares else burn)
     loader = DataLoader(data, batch_size=args.batch, num_workers=args.workers,
                         persistent_workers=args.workers > 0, pin_memory=True,
                         prefetch_factor=4 if args.workers else None)
-    timer = Timer(warmup=5, steps=args.steps)
+    timer = Timer(warmup=5, steps=args.steps, shares=shares)
     for x, y in loader:
         if timer.done():
             break

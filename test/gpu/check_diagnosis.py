@@ -15,6 +15,17 @@ twin is compared with it: the twin's measured gain (time per step, or per
 sample when the twin changes the batch; both traced alike) must fall
 inside the predicted range of the expected class, or near it (0.10).
 
+A workload that prints `host_fn=... host_share=...` (the share of its
+host CPU time in one known function) is checked against the report's
+breakdown of host samples by function, when the report has one (else a
+SKIP line): the function named, its share within 0.10 (diaglib.py).
+
+Which workloads: GT_DIAG_SET=core (the suite's first workloads; also
+"old"), frameworks (those written with transformers, timm, torchvision,
+Lightning and Flax; also "new") or all (the default); GT_DIAG_ONLY=a,b
+keeps only those names of the set.  Each set fits in one command of 10
+minutes (parts.sh diagnosis, diagnosis-frameworks).
+
 Prints one verdict per workload and per twin, then a table (also written
 as markdown to OUT/diagnose/table.md), and keeps each report (text and
 JSON) and dump under OUT/diagnose/.
@@ -25,6 +36,7 @@ import re
 import shutil
 import subprocess
 
+import diaglib
 from gpulib import ANALYZE, LIB, OUT, WORK, truth, verdict
 from gpulib import run as sh
 
@@ -140,7 +152,7 @@ def trace(cmd, name, extra_env=None):
     rc, js, aerr = sh([ANALYZE, "--json", dump])
     if rc != 0:
         raise RuntimeError(f"{name}: analyzer rc={rc} {aerr}")
-    return truth(out), json.loads(js), dump
+    return dict(truth(out), **diaglib.host_truth(out)), json.loads(js), dump
 
 
 def traced(w, cuda, cache):
@@ -157,6 +169,18 @@ def traced(w, cuda, cache):
                                              "tracing_cost", "gpu_windows")}, f, indent=1)
         cache[name] = (t, j)
     return cache[name]
+
+
+def check_host(name, t, j):
+    """The function the workload burns its host time in, named by the
+    report with its share (or SKIP where the report has no breakdown)."""
+    if "host_fn" not in t:
+        return
+    status, detail = diaglib.host_check(t, j)
+    if status == "SKIP":
+        print(f"SKIP diag-host-{name}: {detail}", flush=True)
+    else:
+        verdict(f"diag-host-{name}", status == "PASS", detail)
 
 
 def top(j):
@@ -226,6 +250,7 @@ def check_one(w, cuda, cache, rows):
             f"expected {w['expect']}, verdict {cls} ({score:.2f}); busy "
             f"{100 * j['diagnosis'].get('busy_share', 0):.0f}%; idle: {idle}; "
             f"steps {j['steps']['count']} of {j['steps']['mean_ns'] / 1e6:.3f} ms")
+    check_host(w["name"], t, j)
     if "twin" in w:
         check_twin(w, j, t, cuda, cache, row)
 
@@ -247,12 +272,12 @@ def write_table(rows):
 def run_suite():
     with open(os.path.join(SUITE, "suite.json")) as f:
         suite = json.load(f)["workloads"]
-    only = os.environ.get("GT_DIAG_ONLY")       # e.g. "item-sync,big-matmul"
-    cuda = build_cuda()
+    chosen = diaglib.select(suite, os.environ.get("GT_DIAG_SET", "all"),
+                            os.environ.get("GT_DIAG_ONLY"))    # e.g. "item-sync,big-matmul"
+    cuda = build_cuda() if diaglib.needs_cuda(chosen) else ""
     cache, rows = {}, []
-    for w in suite:
-        if not only or w["name"] in only.split(","):
-            check_one(w, cuda, cache, rows)
+    for w in chosen:
+        check_one(w, cuda, cache, rows)
     write_table(rows)
 
 

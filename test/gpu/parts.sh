@@ -4,7 +4,10 @@
 # command of at most 10 minutes, for machines lent by the call:
 #
 #   bash test/gpu/parts.sh core        CUDA, PyTorch, CUPTI, NVTX and environment
-#   bash test/gpu/parts.sh diagnosis   the diagnosis suite
+#   bash test/gpu/parts.sh diagnosis   the diagnosis suite's core workloads
+#   bash test/gpu/parts.sh diagnosis-frameworks
+#                                      its workloads written with transformers,
+#                                      timm, torchvision, Lightning and Flax
 #   bash test/gpu/parts.sh overhead    the launch-bound PyTorch loop, 7 rounds
 #   bash test/gpu/parts.sh compute     the compute-bound loop, 7 rounds, and
 #                                      whether CUPTI leaves a cost once detached
@@ -34,7 +37,12 @@ core)
 	limit=420 ;;
 diagnosis)
 	checks=check_diagnosis
+	export GT_DIAG_SET=${GT_DIAG_SET:-core}
 	limit=540 ;;
+diagnosis-frameworks)
+	checks=check_diagnosis
+	export GT_DIAG_SET=${GT_DIAG_SET:-frameworks}
+	limit=560 ;;
 overhead)
 	checks=check_overhead
 	export GT_BENCH_SKIP=${GT_BENCH_SKIP:-analyzer-speed,overhead-launch,overhead-torch-compute,cupti-residue}
@@ -53,7 +61,7 @@ multi)
 	export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 	limit=540 ;;
 *)
-	echo "usage: $0 core|diagnosis|overhead|compute|rest|multi" >&2
+	echo "usage: $0 core|diagnosis|diagnosis-frameworks|overhead|compute|rest|multi" >&2
 	exit 2 ;;
 esac
 limit=${GT_PART_LIMIT:-$limit}
