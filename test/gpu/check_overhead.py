@@ -31,7 +31,10 @@ own after make: bash test/bench/overhead.sh.  GT_BENCH_ROUNDS (default 3)
 sets the rounds of the PyTorch runs (GT_BENCH_LAUNCH_ROUNDS, 7, of the
 launch loop), GT_BENCH_QUICK=1 makes everything
 shorter (a smoke test, not a measurement), GT_BENCH_SKIP=analyzer-speed
-leaves a part out (the analyzer's speed needs no GPU).
+leaves a part out (the analyzer's speed needs no GPU), GT_BENCH_MODES=
+default,default-no-host-samples keeps those modes of the PyTorch loops
+(and the untraced one): the default settings against the same without
+the host sampler, each round.
 """
 import datetime
 import json
@@ -188,13 +191,20 @@ SCALE_NOTE = ("default windows at 1/7.7 scale (10 steps and 65 ms or more every 
 
 
 def torch_modes():
+    """The PyTorch loops' modes; GT_BENCH_MODES=a,b,... keeps those only
+    (untraced always: the ratios are to it)."""
     modes = [("untraced", None, []), ("host-only", {"GPUTRACE_GPU": "off"}, []),
-             ("default", DEFAULT_SCALED, []), ("all", {"GPUTRACE_GPU": "all"}, []),
+             ("default", DEFAULT_SCALED, []),
+             ("default-no-host-samples", dict(DEFAULT_SCALED, GPUTRACE_HOST_HZ="0"), []),
+             ("all", {"GPUTRACE_GPU": "all"}, []),
              ("torch.profiler", None, ["--profiler"])]
     if os.environ.get("GT_BENCH_UNSCALED") == "1":
         modes.insert(3, ("default-unscaled", {}, []))
     if shutil.which("nsys"):
         modes.append(("nsys", None, ["nsys"]))
+    keep = os.environ.get("GT_BENCH_MODES")
+    if keep:
+        modes = [m for m in modes if m[0] == "untraced" or m[0] in keep.split(",")]
     return modes
 
 
