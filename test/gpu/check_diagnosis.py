@@ -28,8 +28,14 @@ minutes (parts.sh diagnosis, diagnosis-frameworks).
 
 Prints one verdict per workload and per twin, then a table (also written
 as markdown to OUT/diagnose/table.md), and keeps each report (text and
-JSON) and dump under OUT/diagnose/.
+JSON), dumps (its forked children's too) and truth lines under
+OUT/diagnose/.  GT_DIAG_REPLAY=that folder checks those runs again with
+this checkout's analyzer, on a machine without a GPU:
+
+    GT_DIAG_REPLAY=/tmp/run/diagnose GT_CHECKS=check_diagnosis \
+        python3 test/gpu/check.py /tmp/replayed
 """
+import glob
 import json
 import os
 import re
@@ -48,6 +54,9 @@ NEAR = 0.10
 # steps run for 4.5 s (DIAG_UNTIL).
 MODE = os.environ.get("GT_DIAG_GPU", "default")
 JOINED = 0.99
+# GT_DIAG_REPLAY=DIR: no GPU, nothing run: the runs an earlier check kept
+# in DIR (its OUT/diagnose) are analyzed again, by this checkout's analyzer.
+REPLAY = os.environ.get("GT_DIAG_REPLAY")
 
 
 def gpu_env(cmd):
@@ -74,12 +83,22 @@ def command(cmd, cuda):
             for c in cmd]
 
 
-def keep(name, dump):
+def keep(name, dump, others, out):
+    """The report, the analyzed dump (name.bin), the run's other dumps
+    (its forked children's: name-PID.bin) and its truth lines
+    (name.stdout), for reading or replaying (GT_DIAG_REPLAY) later."""
     d = os.path.join(OUT, "diagnose")
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name + ".txt"), "w") as f:
         f.write(sh([ANALYZE, dump])[1])
+    if REPLAY:
+        return
     shutil.copy(dump, os.path.join(d, name + ".bin"))
+    for o in others:
+        pid = re.search(r"-(\d+)\.bin$", o)
+        shutil.copy(o, os.path.join(d, f"{name}-{pid.group(1) if pid else 'child'}.bin"))
+    with open(os.path.join(d, name + ".stdout"), "w") as f:
+        f.write("".join(line + "\n" for line in out.splitlines() if line.startswith("truth")))
 
 
 def cost_text(e):
@@ -135,35 +154,52 @@ def check_step(name, t, j):
             f"{100 * off:+.1f}%")
 
 
+def recorded(name):
+    """A run kept by an earlier check (GT_DIAG_REPLAY=its OUT/diagnose):
+    its truth lines, and its dumps, the analyzed one first."""
+    short = name[len("diag-"):]
+    with open(os.path.join(REPLAY, short + ".stdout")) as f:
+        out = f.read()
+    main = os.path.join(REPLAY, short + ".bin")
+    others = sorted(p for p in glob.glob(os.path.join(REPLAY, short + "-*.bin"))
+                    if re.fullmatch(re.escape(short) + r"-\d+\.bin", os.path.basename(p)))
+    return out, main, others
+
+
 def trace(cmd, name, extra_env=None):
     """Like gpulib.trace, but when several processes wrote dumps (taskset
     execs python) the one with the most events is analyzed, and a program
     that fails after writing its dump and its timing is failed apart (the
-    tracer must never hurt it) but still diagnosed."""
-    env = dict(gpu_env(cmd), LD_PRELOAD=LIB,
-               GPUTRACE_OUTPUT=os.path.join(WORK, name + "-%p.bin"), **(extra_env or {}))
-    rc, out, err = sh(cmd, env)
-    dumps = re.findall(r"gputrace: wrote (\S+) \((\d+) events", err)
-    if rc != 0:
-        verdict(f"{name}-exit", False, f"exit status {rc} under the tracer: {err[-300:]}")
-    if not dumps or "ms_per_step" not in truth(out):
-        raise RuntimeError(f"{name}: rc={rc} stderr={err[-2000:]}")
-    dump = max(dumps, key=lambda d: int(d[1]))[0]
+    tracer must never hurt it) but still diagnosed.  With GT_DIAG_REPLAY,
+    nothing runs: the runs kept there are analyzed again."""
+    if REPLAY:
+        out, dump, others = recorded(name)
+    else:
+        env = dict(gpu_env(cmd), LD_PRELOAD=LIB,
+                   GPUTRACE_OUTPUT=os.path.join(WORK, name + "-%p.bin"), **(extra_env or {}))
+        rc, out, err = sh(cmd, env)
+        dumps = re.findall(r"gputrace: wrote (\S+) \((\d+) events", err)
+        if rc != 0:
+            verdict(f"{name}-exit", False, f"exit status {rc} under the tracer: {err[-300:]}")
+        if not dumps or "ms_per_step" not in truth(out):
+            raise RuntimeError(f"{name}: rc={rc} stderr={err[-2000:]}")
+        dump = max(dumps, key=lambda d: int(d[1]))[0]
+        others = [d[0] for d in dumps if d[0] != dump]
     rc, js, aerr = sh([ANALYZE, "--json", dump])
     if rc != 0:
         raise RuntimeError(f"{name}: analyzer rc={rc} {aerr}")
-    return dict(truth(out), **diaglib.host_truth(out)), json.loads(js), dump
+    return dict(truth(out), **diaglib.host_truth(out)), json.loads(js), dump, others, out
 
 
 def traced(w, cuda, cache):
     """A workload or twin (its name, cmd and env), traced once."""
     name = w["name"]
     if name not in cache:
-        t, j, dump = trace(command(w["cmd"], cuda), "diag-" + name, w.get("env"))
+        t, j, dump, others, out = trace(command(w["cmd"], cuda), "diag-" + name, w.get("env"))
         if MODE == "default":
             check_window(name, j)
         check_step(name, t, j)
-        keep(name, dump)
+        keep(name, dump, others, out)
         with open(os.path.join(OUT, "diagnose", name + ".json"), "w") as f:
             json.dump({k: j.get(k) for k in ("steps", "idle", "verdict", "diagnosis",
                                              "tracing_cost", "gpu_windows")}, f, indent=1)
@@ -274,7 +310,7 @@ def run_suite():
         suite = json.load(f)["workloads"]
     chosen = diaglib.select(suite, os.environ.get("GT_DIAG_SET", "all"),
                             os.environ.get("GT_DIAG_ONLY"))    # e.g. "item-sync,big-matmul"
-    cuda = build_cuda() if diaglib.needs_cuda(chosen) else ""
+    cuda = build_cuda() if diaglib.needs_cuda(chosen) and not REPLAY else ""
     cache, rows = {}, []
     for w in chosen:
         check_one(w, cuda, cache, rows)
