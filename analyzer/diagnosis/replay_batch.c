@@ -87,12 +87,16 @@ struct blocks {
 	size_t at, p, r, lead;
 };
 
-/* The longest run of calls alike p apart: its start and length. */
-static size_t run_alike(const struct calls *c, size_t p, size_t *at)
+/* The longest run of calls alike p apart, its start in *at; 0 as soon
+ * as none can reach need. */
+static size_t run_alike(const struct calls *c, size_t p, size_t need,
+			size_t *at)
 {
 	size_t best = 0, len = 0;
 
 	for (size_t i = 0; i + p < c->n; i++) {
+		if (best < need && len + (c->n - p - i) < need)
+			return 0;
 		len = c->key[i] == c->key[i + p] ? len + 1 : 0;
 		if (len > best) {
 			best = len;
@@ -142,13 +146,14 @@ static int find_blocks(const struct calls *c, struct blocks *b)
 	if (c->n < 4 || c->n > ACCUM_MAX_CALLS || !opt)
 		return 0;
 	for (size_t p = 1; p <= (c->n - opt) / 2; p++) {
-		size_t at = 0, len = run_alike(c, p, &at);
+		double cover = ACCUM_COVER * (double)(c->n - opt);
+		size_t at = 0, len = run_alike(c, p, cover > 2 * p ?
+					       (size_t)cover - 2 * p : 0, &at);
 
 		b->at = at;
 		b->p = p;
 		b->r = (len + p) / p;
-		if (b->r < 2 || b->r * p < ACCUM_COVER * (double)(c->n - opt) ||
-		    !optimizer_outside(c, b))
+		if (b->r < 2 || b->r * p < cover || !optimizer_outside(c, b))
 			continue;
 		lead_block(c, b);
 		return 1;

@@ -2,9 +2,11 @@
 /*
  * replay_fix.c - one graph transformation per fix, each replayed:
  *
- *   syncs     waits (synchronize calls, small copies back to the host)
- *             no longer wait, except in one step in RP_SYNC_KEEP; waits
- *             right after an upload are the copies' fix
+ *   syncs     waits on results (synchronize calls, small copies back to
+ *             the host, waits outside CUDA) no longer wait, except in one
+ *             step in RP_SYNC_KEEP and where a scalar's copy goes back up
+ *             before the next wait (the launches after it read the
+ *             value); waits right after an upload are the copies' fix
  *   pinned    copies of pageable memory run at the pinned bandwidth (the
  *             dump's own pinned host-to-device copies, else RP_PINNED_GBPS
  *             scaled to the PCIe link); uploads and the syncs right after them no

@@ -66,12 +66,15 @@ void fix_supply_items(struct edit *ed, uint64_t interval, uint64_t res)
 	}
 }
 
-/* The workers after the fix, 0 none more. */
+/* The workers after the fix, 0 none more (a core of their own for one
+ * at least: with fewer than two the main process would share its own). */
 static int workers_after(const struct rp_env *e)
 {
 	int free_cores = e->cores > 1 ? (int)e->cores - 1 : 1;
 	int n = free_cores < RP_MAX_WORKERS ? free_cores : RP_MAX_WORKERS;
 
+	if (e->cores < 2)
+		return 0;
 	if (n <= e->nworkers)
 		n = 2 * e->nworkers < free_cores ? 2 * e->nworkers : free_cores;
 	return n > e->nworkers ? n : 0;

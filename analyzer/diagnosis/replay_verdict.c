@@ -6,10 +6,14 @@
  * recorded step time is the replay's own confidence) and with each fix.
  * When the replay ran on GPU records and its error is within
  * RP_GOOD_ERROR, the verdict
- * is the class of the fix with the largest simulated gain, and each
- * replayed class's gain is that point with a band of the replay's error;
- * a run no fix would speed up by RP_HEALTHY_GAIN keeps the rules' order.
- * Otherwise the rules' verdict stands, and the report says why.
+ * is the class of the fix with the largest simulated gain (all in one
+ * currency: the time per unit of work saved, replay.h), and each replayed
+ * class's gain is that point with the fix's band widened by the replay's
+ * error; a run no fix would speed up by RP_HEALTHY_GAIN keeps the rules'
+ * order, its classes with their replayed gains.  Otherwise the rules'
+ * verdict stands, and the report says why.  The fixes learn from the
+ * dump what the graph does not hold (replay_env): the workers, a
+ * DataLoader seen, the cores, the memory's headroom.
  */
 #include <math.h>
 #include <stdlib.h>
