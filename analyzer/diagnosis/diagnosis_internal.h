@@ -697,6 +697,9 @@ void replay_summary_release(struct diagnosis *d);
 void replay_report_text(FILE *out, const struct diagnosis *d);
 void replay_report_json(struct json *j, const struct diagnosis *d);
 
+/* kernel_names.c: whether a kernel's name is an optimizer's (NULL: no). */
+int diag_optimizer_kernel(const char *name);
+
 /* The innermost Python frame of a stack ("train.py:57 in step"), or NULL. */
 const char *diagnosis_site(const struct model *m, uint32_t stack);
 

@@ -10,7 +10,9 @@
  * launch under CUDA_LAUNCH_BLOCKING) also ends no earlier than `ret` ns
  * after what it waits for ends.  An operation starts at the later of its
  * item's start plus `lat` and the end of the previous operation on its
- * stream plus `gap`, and runs `dur` ns.  The graph is built from the
+ * stream plus `gap`, and runs `dur` ns.  A batch taken from DataLoader
+ * workers (RW_SUPPLY, made by a fix) ends no earlier than the workers
+ * have it ready: they hand one over every `ret` ns.  The graph is built from the
  * dump with the measured residual latencies, so that its replay gives
  * back the recorded times; each fix (replay_fix.c) changes some of these
  * numbers, and the replay says what the step time becomes.
@@ -41,13 +43,21 @@ enum rp_wait {
 	RW_OP,                  /* wait: operation index */
 	RW_STREAM,              /* wait: stream index; its last queued op */
 	RW_ALL,                 /* the last queued op of every stream */
+	RW_SUPPLY,              /* the next batch of the workers: one every
+				   `ret` ns (the first is ready) */
 };
 
 #define RPF_PAGEABLE 1          /* copy of pageable host memory */
 #define RPF_UPLOAD 2            /* sync: right after a host-to-device copy */
 #define RPF_BLOCKING 4          /* launch waited for its kernel */
 #define RPF_READBACK 8          /* copy to the host the call waited for */
-#define RPF_DATA 16             /* CPU: the step's batch fetch (no workers) */
+#define RPF_DATA 16             /* CPU: the step's batch fetch, or its
+				   wait for the workers' */
+#define RPF_IMPLICIT 32         /* CPU: the host waited outside CUDA for
+				   the GPU's work to end (another thread
+				   waited or polled for it) */
+#define RPF_QUEUE 64            /* a call that waited for room in the
+				   full queue: for its `wait` op to end */
 
 enum rp_opkind { RO_KERNEL, RO_COPY, RO_SET, RO_GRAPH };
 
@@ -73,6 +83,9 @@ struct rp_op {
 	uint64_t gap;           /* after the stream's previous op ends */
 	uint32_t stream;
 	uint32_t item;          /* the item that queues it */
+	uint32_t shape;         /* kernels: its function and grid, hashed
+				   (0 unknown): runs of one shape are alike */
+	uint8_t opt;            /* an optimizer's kernel (by its name) */
 	float fill;             /* share of the GPU's thread slots its grid
 				   asks for, 0 unknown */
 	uint8_t kind;           /* enum rp_opkind */
@@ -147,6 +160,13 @@ enum rp_fix {
 #define RP_MAX_WORKERS 8
 #define RP_MAX_BATCH 256
 #define RP_SMALL_BATCH 0.5          /* verdict_batch from which it applies */
+#define RP_LAUNCH_NS 6500           /* a launch that does not wait: its host
+				       time (cuLaunchKernel's median in the
+				       suite's runs on an H200, traced) */
+#define RP_HANDOFF_NS 300000        /* the main process taking a batch the
+				       workers have ready (the suite's
+				       loader-workers8 run) */
+#define RP_WIDE_BAND 0.20           /* a band wider than this says why */
 
 /* What the fixes need to know beyond the graph. */
 struct rp_env {
@@ -154,6 +174,11 @@ struct rp_env {
 	uint64_t graph_launch_ns;   /* measured, 0 none */
 	double cores;               /* the process may use */
 	int workers;                /* DataLoader workers seen */
+	int nworkers;               /* ... at most alive at once */
+	int dataloader;             /* a DataLoader seen: workers, or its
+				       frames in the stacks */
+	double proc_cores;          /* this process's CPU use, cores */
+	double child_cores;         /* its workers' */
 	int saturated;              /* CPU use at what it may use */
 	int launch_blocking;
 	double other_share;         /* samples with another process on the GPU */
@@ -162,13 +187,32 @@ struct rp_env {
 				       0..1 (verdict_batch) */
 };
 
+/* A fix's figures are for one of these: the best estimate, or one end
+ * of what a quantity the dump does not tell allows. */
+enum rp_end { RP_POINT, RP_LOW, RP_HIGH };
+
+/*
+ * One currency: every fix's gain is the share of the time per unit of
+ * work it saves, the unit a step, or a sample where the fix changes the
+ * batch (the same throughput in samples per second); speedup is the
+ * throughput's ratio, 1 / (1 - gain).  The span excludes the warm-up.
+ */
 struct rp_fix_result {
 	enum rp_fix fix;
 	int applies;                /* it changed something */
 	int cls;                    /* enum vclass */
 	double k;                   /* batch factor, workers, syncs kept... */
 	uint64_t span;              /* replayed span time, per k samples */
-	double gain;                /* share of the step time saved */
+	double gain;                /* the point */
+	double gain_lo, gain_hi;    /* the band: both ends of what is not
+				       known (the point where all is) */
+	double speedup;             /* throughput after / before */
+	int per_sample;             /* the batch changes: work in samples */
+	double accum;               /* micro-batches a step merged (gradient
+				       accumulation), 0 none */
+	char assume[320];           /* what the figure assumes ("" nothing) */
+	char wide[240];             /* why the band is wider than
+				       RP_WIDE_BAND ("" it is not) */
 };
 
 /* Apply fix to a copy of g and replay it against base (the unmodified

@@ -172,24 +172,52 @@ static float fill_of(const int32_t *grid, const int32_t *block, int sms)
 	return (float)(threads / ((double)sms * SM_THREADS));
 }
 
-static void keep_gpu(struct rp_collect *c, uint64_t id, uint64_t s, uint64_t e,
-		     uint32_t stream, uint32_t device, float fill)
+/* A kernel's shape: its function and launch geometry, hashed (FNV-1a),
+ * never 0. */
+static uint32_t shape_of(const struct gt_gpu_kernel *k)
+{
+	uint32_t v[7] = { k->name_str, (uint32_t)k->grid[0], (uint32_t)k->grid[1],
+			  (uint32_t)k->grid[2], (uint32_t)k->block[0],
+			  (uint32_t)k->block[1], (uint32_t)k->block[2] };
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		for (int b = 0; b < 32; b += 8)
+			h = (h ^ (v[i] >> b & 0xffu)) * 16777619u;
+	return h ? h : 1;
+}
+
+/* Whether a kernel's name is an optimizer's, looked up once a name. */
+static uint8_t optimizer(struct rp_collect *c, const struct dump_reader *r,
+			 uint32_t name_str)
+{
+	uintptr_t k = name_str ? (uintptr_t)hmap_get_int(&c->opt_names, name_str) : 2;
+
+	if (k)
+		return k == 1;
+	k = diag_optimizer_kernel(dump_string(r, name_str)) ? 1 : 2;
+	hmap_put_int(&c->opt_names, name_str, (void *)k);
+	return k == 1;
+}
+
+static void keep_gpu(struct rp_collect *c, const struct rp_grec *r)
 {
 	struct rp_grec *g;
 
-	if (!id || e < s || e < c->lo || s >= c->hi + GPU_MARGIN_NS ||
-	    c->ngr == RP_MAX_GPU)
+	if (!r->host_id || r->e < r->s || r->e < c->lo ||
+	    r->s >= c->hi + GPU_MARGIN_NS || c->ngr == RP_MAX_GPU)
 		return;
 	if (c->ngr == c->capgr) {
 		c->capgr = RP_MAX_GPU;      /* untouched pages take no memory */
 		c->gr = xrealloc(c->gr, c->capgr * sizeof(*c->gr));
 	}
 	g = &c->gr[c->ngr++];
-	*g = (struct rp_grec){ id, s, e, stream, device, fill };
+	*g = *r;
 }
 
 static void keep_records(struct rp_collect *c, const struct gpu_clock *clk,
-			 const struct dump_record *rec, int sms)
+			 const struct dump_reader *r, const struct dump_record *rec,
+			 int sms)
 {
 	const uint8_t *p = rec->gpu.recs;
 
@@ -201,16 +229,24 @@ static void keep_records(struct rp_collect *c, const struct gpu_clock *clk,
 		case GT_GPU_KERNEL:
 			memcpy(&k, p, sizeof(k));
 			if (k.start)
-				keep_gpu(c, k.host_id, gpu_clock_map(clk, k.start),
-					 gpu_clock_map(clk, k.end), k.stream, k.device,
-					 fill_of(k.grid, k.block, sms));
+				keep_gpu(c, &(struct rp_grec){
+					.host_id = k.host_id,
+					.s = gpu_clock_map(clk, k.start),
+					.e = gpu_clock_map(clk, k.end),
+					.stream = k.stream, .device = k.device,
+					.shape = shape_of(&k),
+					.opt = optimizer(c, r, k.name_str),
+					.fill = fill_of(k.grid, k.block, sms) });
 			break;
 		case GT_GPU_MEMCPY:
 		case GT_GPU_MEMSET:
 			memcpy(&cp, p, sizeof(cp));
 			if (cp.start)
-				keep_gpu(c, cp.host_id, gpu_clock_map(clk, cp.start),
-					 gpu_clock_map(clk, cp.end), cp.stream, cp.device, 0);
+				keep_gpu(c, &(struct rp_grec){
+					.host_id = cp.host_id,
+					.s = gpu_clock_map(clk, cp.start),
+					.e = gpu_clock_map(clk, cp.end),
+					.stream = cp.stream, .device = cp.device });
 			break;
 		default:
 			return;
@@ -286,7 +322,7 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 		else if (rec.type == DUMP_EVENT)
 			keep_event(c, &rec.event);
 		else if (rec.type == DUMP_GPU && clk && clk->pairs)
-			keep_records(c, clk, &rec, d->env.sm_count);
+			keep_records(c, clk, r, &rec, d->env.sm_count);
 	}
 	progress_end();
 	if (rc < 0)
@@ -315,6 +351,7 @@ int replay_collect(struct model *m, struct diagnosis *d, struct rp_collect *c,
 		   char *why, size_t whylen)
 {
 	memset(c, 0, sizeof(*c));
+	hmap_init(&c->opt_names);
 	if (!m->path) {
 		snprintf(why, whylen, "the dump cannot be read a second time");
 		return -1;
@@ -338,5 +375,6 @@ void replay_collect_release(struct rp_collect *c)
 	free(c->bounds);
 	free(c->ev);
 	free(c->gr);
+	hmap_release(&c->opt_names);
 	memset(c, 0, sizeof(*c));
 }

@@ -2,9 +2,11 @@
 /*
  * replay_fix.c - one graph transformation per fix, each replayed:
  *
- *   syncs     waits (synchronize calls, small copies back to the host)
- *             no longer wait, except in one step in RP_SYNC_KEEP; waits
- *             right after an upload are the copies' fix
+ *   syncs     waits on results (synchronize calls, small copies back to
+ *             the host, waits outside CUDA) no longer wait, except in one
+ *             step in RP_SYNC_KEEP and where a scalar's copy goes back up
+ *             before the next wait (the launches after it read the
+ *             value); waits right after an upload are the copies' fix
  *   pinned    copies of pageable memory run at the pinned bandwidth (the
  *             dump's own pinned host-to-device copies, else RP_PINNED_GBPS
  *             scaled to the PCIe link); uploads and the syncs right after them no
@@ -14,31 +16,33 @@
  *             the dump's graph launches cost (else RP_GRAPH_LAUNCH_NS);
  *             its CPU gaps go, its kernels follow each other
  *             RP_GRAPH_GAP_NS apart, the first once the launch returns
- *   workers   time waiting on data (the samples' share of DataLoader
- *             workers and I/O; without workers, each step's batch fetch
- *             in the main thread) divided by k workers, k up to the cores
- *             the process may use less one, at most RP_MAX_WORKERS; when
- *             the CPU is saturated it is CPU preprocessing: halved
- *   batch     where the rules see a small batch (kernels filling few
- *             SMs, or the optimizer's large share: verdict_batch), batch
- *             x k, compared per sample: each kernel takes max(1, k x fill)
- *             times as long (fill: the share of the GPU's thread slots
- *             its grid asks for), copies k times; host time stays; k the
- *             power of two with the shortest time per sample, at most
- *             RP_MAX_BATCH and what the GPU memory allows
- *   env       CUDA_LAUNCH_BLOCKING unset: launches return at once; another
- *             process on the GPU gone: latencies capped at their median
+ *   workers   DataLoader workers (replay_supply.c)
+ *   batch     a larger batch, or gradient accumulation merged
+ *             (replay_batch.c)
+ *   env       CUDA_LAUNCH_BLOCKING unset: a launch costs its host time
+ *             without the wait (what the run's launches took less the
+ *             kernel they waited for, at most RP_LAUNCH_NS, the low end
+ *             all of it); another process on the GPU gone: kernels at
+ *             their uncontended durations (replay_shared.c), latencies
+ *             capped at their median
+ *
+ * Each fix is replayed for its point and, where a quantity the dump does
+ * not tell matters, for both ends of it: the band.
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/diagnosis/diagnosis_internal.h"
-#include "analyzer/diagnosis/replay.h"
+#include "analyzer/diagnosis/replay_fix.h"
 #include "analyzer/lib/util.h"
 
 #define LAUNCH_COST_NS 5000     /* when the span has no plain launch */
 #define READBACK_MAX (1u << 20) /* copies back this small: a sync */
+#define SCALAR_BYTES 16         /* a copy up this small: a value read back
+				   going back */
 
 static const char *const fix_names[FIX_KINDS] = {
 	"no_sync", "pinned_async", "cuda_graphs", "loader_workers",
@@ -77,18 +81,7 @@ static uint64_t launch_cost(const struct rp_graph *g)
 	return r;
 }
 
-/*
- * The graph a fix reads and changes: the one given until the fix first
- * changes something, then a copy of it (a fix that changes nothing costs
- * no copy).
- */
-struct edit {
-	const struct rp_graph *g;
-	struct rp_graph copy;
-	int copied;
-};
-
-static struct rp_graph *writable(struct edit *ed)
+struct rp_graph *fix_writable(struct edit *ed)
 {
 	if (!ed->copied) {
 		replay_copy(&ed->copy, ed->g);
@@ -98,26 +91,95 @@ static struct rp_graph *writable(struct edit *ed)
 	return &ed->copy;
 }
 
-static struct rp_item *edit_item(struct edit *ed, size_t i)
+struct rp_item *fix_item(struct edit *ed, size_t i)
 {
-	return &writable(ed)->items[i];
+	return &fix_writable(ed)->items[i];
 }
 
-static int fix_sync(struct edit *ed, double *k)
+void fix_assume(struct rp_fix_result *r, const char *fmt, ...)
 {
-	int changed = 0;
+	size_t n = strlen(r->assume);
+	va_list ap;
 
-	*k = RP_SYNC_KEEP;
+	if (n && n + 2 < sizeof(r->assume))
+		n += (size_t)snprintf(r->assume + n, sizeof(r->assume) - n, "; ");
+	if (n >= sizeof(r->assume))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->assume + n, sizeof(r->assume) - n, fmt, ap);
+	va_end(ap);
+}
+
+uint64_t *fix_data_per_step(const struct rp_graph *g)
+{
+	uint64_t *v = xcalloc(g->steps + 1, sizeof(*v));
+
+	if (!g->nth)
+		return v;
+	for (size_t i = g->th[0].first; i < g->th[0].first + g->th[0].n; i++)
+		if ((g->items[i].flags & RPF_DATA) && g->items[i].step < g->steps)
+			v[g->items[i].step] += g->items[i].own;
+	return v;
+}
+
+/* A wait the host makes on a result: a synchronize call (not the one
+ * right after an upload: the copies' fix), a small copy back, or a wait
+ * outside CUDA for the GPU's work (another thread's, or a poll). */
+static int result_wait(const struct rp_item *it)
+{
+	return (it->kind == RK_SYNC && !(it->flags & RPF_UPLOAD)) ||
+	       ((it->flags & RPF_READBACK) && it->bytes <= READBACK_MAX) ||
+	       (it->flags & RPF_IMPLICIT);
+}
+
+/* Whether what the wait at item i read back may go back to the GPU
+ * before the host's next wait: a copy up of a scalar's size.  Then the
+ * launches after it depend on the value, and the wait stays. */
+static int value_goes_back(const struct rp_graph *g, size_t i, size_t end)
+{
+	for (size_t j = i + 1; j < end && g->items[j].wkind == RW_NONE; j++)
+		if (g->items[j].kind == RK_COPY && g->items[j].dir == GT_DIR_HTOD &&
+		    g->items[j].bytes <= SCALAR_BYTES)
+			return 1;
+	return 0;
+}
+
+/* The end of the items of the thread item i belongs to. */
+static size_t thread_end(const struct rp_graph *g, size_t i)
+{
+	for (size_t t = 0; t < g->nth; t++)
+		if (i >= g->th[t].first && i < g->th[t].first + g->th[t].n)
+			return g->th[t].first + g->th[t].n;
+	return g->nitems;
+}
+
+/* Waits on results no longer wait, but in one step of RP_SYNC_KEEP and
+ * where the value goes back to the GPU: the host's work after them
+ * overlaps the GPU work queued before. */
+static int fix_sync(struct edit *ed, struct rp_fix_result *r)
+{
+	int changed = 0, implicit = 0;
+	size_t end = 0;
+
+	r->k = RP_SYNC_KEEP;
 	for (size_t i = 0; i < ed->g->nitems; i++) {
 		const struct rp_item *it = &ed->g->items[i];
-		int wait = (it->kind == RK_SYNC && !(it->flags & RPF_UPLOAD)) ||
-			   ((it->flags & RPF_READBACK) && it->bytes <= READBACK_MAX);
 
-		if (!wait || it->wkind == RW_NONE || it->step % RP_SYNC_KEEP == 0)
+		end = i < end ? end : thread_end(ed->g, i);
+		if (!result_wait(it) || it->wkind == RW_NONE ||
+		    it->step % RP_SYNC_KEEP == 0 || value_goes_back(ed->g, i, end))
 			continue;
-		edit_item(ed, i)->wkind = RW_NONE;
+		implicit |= it->flags & RPF_IMPLICIT;
+		fix_item(ed, i)->wkind = RW_NONE;
 		changed = 1;
 	}
+	if (changed)
+		fix_assume(r, "nothing launched before the next wait reads the "
+			   "value read back (no copy of a scalar back up to the GPU "
+			   "is seen)");
+	if (implicit)
+		fix_assume(r, "the host's time outside CUDA that ends as the GPU's "
+			   "work does is a wait for it (another thread's, or a poll)");
 	return changed;
 }
 
@@ -128,7 +190,7 @@ static void cap_own(struct edit *ed, size_t i, uint64_t *cost)
 
 	if (*cost == UINT64_MAX)
 		*cost = launch_cost(ed->g);
-	it = edit_item(ed, i);
+	it = fix_item(ed, i);
 	it->own = it->own < *cost ? it->own : *cost;
 }
 
@@ -144,7 +206,7 @@ static int fix_pinned(struct edit *ed, const struct rp_env *e, double *k)
 		int upload = it->kind == RK_COPY && it->dir == GT_DIR_HTOD;
 
 		if (it->kind == RK_COPY && (it->flags & RPF_PAGEABLE) && it->op) {
-			writable(ed)->ops[it->op - 1].dur =
+			fix_writable(ed)->ops[it->op - 1].dur =
 				sat_from_double((double)it->bytes / bw);
 			cap_own(ed, i, &cost);
 			changed = 1;
@@ -153,7 +215,7 @@ static int fix_pinned(struct edit *ed, const struct rp_env *e, double *k)
 		if ((upload && it->wkind != RW_NONE) ||
 		    (it->kind == RK_SYNC && (it->flags & RPF_UPLOAD) &&
 		     it->wkind != RW_NONE)) {
-			edit_item(ed, i)->wkind = RW_NONE;
+			fix_item(ed, i)->wkind = RW_NONE;
 			cap_own(ed, i, &cost);
 			changed = 1;
 		}
@@ -191,7 +253,7 @@ static int make_graph(struct edit *ed, size_t a, size_t b, uint64_t cost)
 	}
 	if (launches < 2 || host <= cost)
 		return 0;
-	g = writable(ed);
+	g = fix_writable(ed);
 	for (size_t i = a; i <= b; i++) {
 		if (g->items[i].kind == RK_CPU)
 			g->items[i].own = 0;
@@ -237,114 +299,76 @@ static int fix_graph(struct edit *ed, const struct rp_env *e, double *k)
 	return changed;
 }
 
-static int fix_workers(struct edit *ed, const struct rp_env *e, double *k,
-		       int *cls)
+/* CUDA_LAUNCH_BLOCKING unset: a launch that waited for its kernel costs
+ * what it took less that kernel (its latency to the kernel's start and
+ * its return after the end), at most a launch's calibrated host time
+ * (RP_LAUNCH_NS): the rest was the GPU's latency, which a queue hides;
+ * the low end keeps all of it. */
+static int unblock(struct edit *ed, enum rp_end end, struct rp_fix_result *r)
 {
 	int changed = 0;
 
-	*cls = e->saturated ? VC_CPU : VC_DATA;
-	*k = e->saturated ? 2 : e->cores - 1;
-	*k = *k > RP_MAX_WORKERS ? RP_MAX_WORKERS : *k < 1 ? 1 : (int)*k;
-	if (*k < 2)
-		return 0;
 	for (size_t i = 0; i < ed->g->nitems; i++) {
 		const struct rp_item *it = &ed->g->items[i];
-		uint64_t part = e->workers ? it->loader :
-				(it->flags & RPF_DATA) ? it->own : 0;
-
-		if (it->kind != RK_CPU || !part || part > it->own)
-			continue;
-		edit_item(ed, i)->own -= part - sat_from_double((double)part / *k);
-		changed = 1;
-	}
-	return changed;
-}
-
-/* Batch x k: kernels take max(1, k x fill) times as long (all of k when
- * their fill is unknown), copies k times, memsets and host time stay. */
-static void scale_batch(struct rp_graph *g, double k)
-{
-	for (size_t i = 0; i < g->nops; i++) {
-		struct rp_op *op = &g->ops[i];
-		double f = op->kind == RO_KERNEL && op->fill > 0 ? k * op->fill :
-			   op->kind == RO_SET ? 1 : k;
-
-		op->dur = sat_from_double((double)op->dur * (f > 1 ? f : 1));
-	}
-}
-
-/* Where the rules see a small batch: the power of two that replays to
- * the shortest time per sample (the first within 2% of it). */
-static int fix_batch(struct edit *ed, const struct rp_env *e, double *k)
-{
-	double cap = RP_MAX_BATCH, best = 0, per[16];
-	int n = 0;
-
-	*k = 1;
-	if (e->small_batch < RP_SMALL_BATCH)
-		return 0;
-	if (e->mem_headroom > 0 && e->mem_headroom < cap)
-		cap = e->mem_headroom;
-	for (double x = 2; x <= cap && n < 16; x *= 2, n++) {
-		struct rp_graph h;
-
-		replay_copy(&h, ed->g);
-		scale_batch(&h, x);
-		per[n] = (double)replay_run(&h, NULL) / x;
-		replay_release(&h);
-		best = !n || per[n] < best ? per[n] : best;
-	}
-	for (int i = 0; i < n && *k == 1; i++)
-		if (per[i] <= 1.02 * best)
-			*k = ldexp(1.0, i + 1);
-	if (*k < 2)
-		return 0;
-	scale_batch(writable(ed), *k);
-	return 1;
-}
-
-static int fix_env(struct edit *ed, const struct rp_env *e, double *k)
-{
-	int changed = 0;
-
-	*k = 1;
-	for (size_t i = 0; e->launch_blocking && i < ed->g->nitems; i++) {
-		const struct rp_item *it = &ed->g->items[i];
-		uint64_t lat = it->op ? ed->g->ops[it->op - 1].lat : 0;
-
+		uint64_t lat = it->op ? ed->g->ops[it->op - 1].lat : 0, cost;
 		struct rp_item *w;
 
 		if (!(it->flags & RPF_BLOCKING) || it->wkind == RW_NONE)
 			continue;
-		w = edit_item(ed, i);
+		cost = it->ret + lat;
+		if (end != RP_LOW && cost > RP_LAUNCH_NS)
+			cost = RP_LAUNCH_NS;
+		w = fix_item(ed, i);
 		w->wkind = RW_NONE;
-		w->own = w->ret + lat;
+		w->own = cost;
 		changed = 1;
 	}
-	if (e->other_share > 0.05 && ed->g->nops) {
-		struct rp_graph *g = writable(ed);
-		uint64_t *v = xmalloc(g->nops * sizeof(*v)), med;
+	if (changed)
+		fix_assume(r, "a launch then costs the host what it took less the "
+			   "kernel it waited for, at most %.1f us (a launch's host "
+			   "time on an H200); the low end all of it", RP_LAUNCH_NS / 1e3);
+	return changed;
+}
 
-		for (size_t i = 0; i < g->nops; i++)
-			v[i] = g->ops[i].lat;
-		med = select_u64(v, g->nops, (g->nops - 1) / 2);
-		for (size_t i = 0; i < g->nops; i++) {
-			g->ops[i].lat = g->ops[i].lat < med ? g->ops[i].lat : med;
-			g->ops[i].gap = g->ops[i].gap < med ? g->ops[i].gap : med;
-		}
-		free(v);
+/* Latencies and gaps capped at their median: the other process's work
+ * no longer delays the starts. */
+static void cap_latencies(struct rp_graph *g)
+{
+	uint64_t *v = xmalloc(g->nops * sizeof(*v)), med;
+
+	for (size_t i = 0; i < g->nops; i++)
+		v[i] = g->ops[i].lat;
+	med = select_u64(v, g->nops, (g->nops - 1) / 2);
+	for (size_t i = 0; i < g->nops; i++) {
+		g->ops[i].lat = g->ops[i].lat < med ? g->ops[i].lat : med;
+		g->ops[i].gap = g->ops[i].gap < med ? g->ops[i].gap : med;
+	}
+	free(v);
+}
+
+static int fix_env(struct edit *ed, const struct rp_env *e, enum rp_end end,
+		   struct rp_fix_result *r)
+{
+	int changed = 0;
+
+	r->k = 1;
+	if (e->launch_blocking)
+		changed |= unblock(ed, end, r);
+	if (e->other_share > 0.05 && ed->g->nops) {
+		changed |= fix_unshared(ed, end, r);
+		cap_latencies(fix_writable(ed));
 		changed = 1;
 	}
 	return changed;
 }
 
-static int apply(struct edit *ed, const struct rp_env *e,
+static int apply(struct edit *ed, const struct rp_env *e, enum rp_end end,
 		 struct rp_fix_result *r)
 {
 	switch (r->fix) {
 	case FIX_SYNC:
 		r->cls = VC_COMM;
-		return fix_sync(ed, &r->k);
+		return fix_sync(ed, r);
 	case FIX_PINNED:
 		r->cls = VC_MEMORY;
 		return fix_pinned(ed, e, &r->k);
@@ -352,16 +376,70 @@ static int apply(struct edit *ed, const struct rp_env *e,
 		r->cls = VC_KERNEL;
 		return fix_graph(ed, e, &r->k);
 	case FIX_WORKERS:
-		return fix_workers(ed, e, &r->k, &r->cls);
+		return fix_workers(ed, e, end, r);
 	case FIX_BATCH:
 		r->cls = VC_MEMORY;
-		return fix_batch(ed, e, &r->k);
+		return fix_batch(ed, e, end, r);
 	case FIX_ENV:
 		r->cls = VC_ENV;
-		return fix_env(ed, e, &r->k);
+		return fix_env(ed, e, end, r);
 	default:
 		return 0;
 	}
+}
+
+/* The gain of one figure: the time per unit of work saved. */
+static double gain_of(const struct rp_fix_result *r, uint64_t span,
+		      uint64_t base)
+{
+	double per = r->per_sample && !r->accum && r->k > 0 ? r->k : 1;
+
+	return base ? 1 - (double)span / per / (double)base : 0;
+}
+
+/* The band's end `end`: the fix again, with the point's choices (its
+ * factor) kept; the gain it gives. */
+static double band_end(const struct rp_graph *g, const struct rp_env *e,
+		       const struct rp_fix_result *point, enum rp_end end,
+		       uint64_t base)
+{
+	struct rp_fix_result r = { .fix = point->fix, .k = point->k,
+				   .accum = point->accum };
+	struct edit ed = { .g = g };
+	double gain;
+
+	if (!apply(&ed, e, end, &r))
+		return point->gain;
+	r.per_sample = point->per_sample;
+	gain = gain_of(&r, replay_run(ed.g, NULL), base);
+	if (ed.copied)
+		replay_release(&ed.copy);
+	return gain;
+}
+
+/* What each fix's band rests on, when a fix says nothing more. */
+static const char *const unknowns[FIX_KINDS] = {
+	[FIX_BATCH] = "whether the host's work outside CUDA grows with the "
+		      "batch, and the workers' pace, are not known",
+	[FIX_ENV] = "a launch's host cost without the wait lies between a "
+		    "launch's usual cost and all it took less its kernel; "
+		    "kernels' time alone is estimated",
+	[FIX_WORKERS] = "how the workers' pace scales is not known",
+};
+
+static void band(const struct rp_graph *g, const struct rp_env *e,
+		 struct rp_fix_result *r, uint64_t base)
+{
+	double lo = band_end(g, e, r, RP_LOW, base);
+	double hi = band_end(g, e, r, RP_HIGH, base);
+
+	r->gain_lo = fmin(r->gain, fmin(lo, hi));
+	r->gain_hi = fmax(r->gain, fmax(lo, hi));
+	if (r->gain_hi - r->gain_lo <= RP_WIDE_BAND)
+		r->wide[0] = 0;
+	else if (!r->wide[0])
+		snprintf(r->wide, sizeof(r->wide), "%s", unknowns[r->fix] ?
+			 unknowns[r->fix] : "what the fix changes is not known");
 }
 
 void replay_fix(const struct rp_graph *g, const struct rp_env *e,
@@ -369,20 +447,20 @@ void replay_fix(const struct rp_graph *g, const struct rp_env *e,
 		struct rp_graph *out, struct rp_times *t)
 {
 	struct edit ed = { .g = g };
-	double per = 1;
 
 	memset(r, 0, sizeof(*r));
 	r->fix = fix;
-	r->applies = apply(&ed, e, r);
-	if (fix == FIX_BATCH && r->applies)
-		per = r->k;
+	r->applies = apply(&ed, e, RP_POINT, r);
 	if (t)
 		replay_times_alloc(ed.g, t);
 	r->span = r->applies || t ? replay_run(ed.g, t) : base;
-	if (r->applies && base)
-		r->gain = 1 - (double)r->span / per / (double)base;
+	if (r->applies && base) {
+		r->gain = gain_of(r, r->span, base);
+		band(g, e, r, base);
+	}
+	r->speedup = r->gain < 1 ? 1 / (1 - r->gain) : 0;
 	if (out)
-		*out = *writable(&ed);
+		*out = *fix_writable(&ed);
 	else if (ed.copied)
 		replay_release(&ed.copy);
 }

@@ -164,6 +164,8 @@ static void join_gpu(struct rp_builder *b)
 			e->ge = r->e;
 		e->gstream = r->stream;
 		e->fill = r->fill > e->fill ? r->fill : e->fill;
+		e->shape = r->shape;
+		e->opt = r->opt;
 		hmap_put_int(&b->hmap_stream, e->hstream, (void *)(uintptr_t)(r->stream + 1ull));
 	}
 	hmap_release(&ids);
@@ -254,6 +256,8 @@ static void new_op(struct rp_builder *b, struct rp_item *it, const struct rp_ev 
 	op->kind = it->kind == RK_COPY ? RO_COPY : it->kind == RK_SET ? RO_SET :
 		   it->kind == RK_GRAPH ? RO_GRAPH : RO_KERNEL;
 	op->fill = e->fill;
+	op->shape = e->shape;
+	op->opt = e->opt;
 	op->stream = stream_index(b, joined ? e->gstream : EST_STREAM | e->hstream);
 	b->ms[g->nops] = joined ? e->gs : 0;
 	b->me[g->nops] = joined ? e->ge : 0;

@@ -32,6 +32,8 @@ struct rp_ev {
 	uint64_t gs, ge;                /* joined GPU records: first start,
 					   last end (host clock); 0 none */
 	uint32_t tid, gstream;
+	uint32_t shape;                 /* joined kernel's shape, 0 none */
+	uint8_t opt;                    /* ... an optimizer's kernel */
 	float fill;
 	uint8_t kind, dir, mem, flags;  /* gt_kind, gt_direction, GT_MEM_*,
 					   RE_* */
@@ -41,6 +43,8 @@ struct rp_ev {
 struct rp_grec {
 	uint64_t host_id, s, e;
 	uint32_t stream, device;
+	uint32_t shape;                 /* kernels: name and grid, hashed */
+	uint8_t opt;                    /* an optimizer's kernel, by name */
 	float fill;
 };
 
@@ -53,6 +57,8 @@ struct rp_collect {
 	struct rp_grec *gr;
 	size_t ngr, capgr;
 	uint64_t cut;                   /* events from here on not kept */
+	struct hmap opt_names;          /* kernel name -> 1 an optimizer's,
+					   2 not */
 	int gpu_window;                 /* the span lies in a GPU window */
 };
 
@@ -106,6 +112,9 @@ struct rp_builder {
 void replay_build(const struct diagnosis *d, struct rp_collect *c,
 		  struct rp_graph *g);
 void replay_timing(struct rp_builder *b);
+/* replay_waits.c: the host's waits no call says it made (outside CUDA,
+ * in a launch into a full queue), once the graph is timed. */
+void replay_hidden_waits(struct rp_builder *b);
 
 /* replay_report.c: a stream's name, as the exports give it ("GPU 0
  * stream 7"; "stream 3 (host)" for one no GPU record timed). */

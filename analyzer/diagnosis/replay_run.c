@@ -21,6 +21,8 @@ struct run_state {
 	uint64_t *send;         /* per stream: its last op ends */
 	uint64_t *opend;        /* per op: 0 not queued yet, else end + 1 */
 	uint64_t host_end, gpu_end;
+	uint64_t supply;        /* the workers' last batch was ready + 1, 0
+				   none taken yet */
 };
 
 static uint64_t max64(uint64_t a, uint64_t b)
@@ -49,6 +51,18 @@ static uint64_t wait_until(const struct run_state *s, const struct rp_item *it)
 		break;
 	}
 	return end;
+}
+
+/* A batch taken at t0: ready one interval after the last one (the first
+ * at once); when it is taken. */
+static uint64_t take_batch(struct run_state *s, const struct rp_item *it,
+			   uint64_t t0)
+{
+	uint64_t ready = s->supply ? s->supply - 1 + it->ret : t0;
+	uint64_t t1 = max64(t0 + it->own, ready);
+
+	s->supply = ready + 1;
+	return t1;
 }
 
 /* t is s->t, given so that the loop of run_items is made twice: with
@@ -80,7 +94,9 @@ static ALWAYS_INLINE uint64_t step_item(struct run_state *s, size_t th,
 	if (it->op && it->op - 1 < s->g->nops)
 		queue_op(s, it->op - 1, t0, t);
 	t1 = t0 + it->own;
-	if (it->wkind != RW_NONE) {
+	if (it->wkind == RW_SUPPLY) {
+		t1 = take_batch(s, it, t0);
+	} else if (it->wkind != RW_NONE) {
 		uint64_t w = wait_until(s, it);
 
 		if (w > t0)

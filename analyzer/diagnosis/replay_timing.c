@@ -22,6 +22,8 @@
 #define DATA_MIN_NS 500000      /* ...and at least this long */
 #define GAP_DEFAULT_NS 1000     /* between kernels when the span has no
 				   kernel queued behind another */
+#define UNSEEN_NS 1000000       /* a stream's first op this late after its
+				   launch: work queued before, unrecorded */
 
 struct timing {
 	struct rp_builder *b;
@@ -211,8 +213,9 @@ static void walk(struct timing *tm)
  * waits for the GPU (queries and pinned allocations do not). */
 static int feeds_or_waits(const struct rp_item *it)
 {
-	return it->kind != RK_CPU && it->kind != RK_OTHER &&
-	       (it->kind != RK_SYNC || it->wkind != RW_NONE);
+	return (it->kind != RK_CPU && it->kind != RK_OTHER &&
+		(it->kind != RK_SYNC || it->wkind != RW_NONE)) ||
+	       (it->flags & RPF_IMPLICIT);
 }
 
 /* Flag the CPU segments of items [a, b) as data loading if they add up to
@@ -247,7 +250,7 @@ static void data_time(struct rp_builder *b)
 	for (size_t i = 0; i < g->nitems; i++) {
 		const struct outside_split *sp;
 
-		if (g->items[i].kind != RK_CPU)
+		if (g->items[i].kind != RK_CPU || (g->items[i].flags & RPF_IMPLICIT))
 			continue;
 		sp = idle_outside_at(b->d, (b->mt0[i] + b->mt1[i]) / 2);
 		if (sp)
@@ -260,6 +263,30 @@ static void data_time(struct rp_builder *b)
 			run = i + 1;
 		}
 	flag_run(b, run, t->first + t->n);
+}
+
+/*
+ * Work queued before the span that no GPU record shows (the window
+ * opened while the host was ahead): a stream whose first operation of
+ * the span started UNSEEN_NS or more after its launch, no record of the
+ * stream's before it, was busy until then: its backlog.
+ */
+static void unseen_backlog(struct rp_builder *b)
+{
+	struct rp_graph *g = b->g;
+	uint8_t *seen = xcalloc(g->nstreams + 1, 1);
+
+	for (size_t o = 0; o < g->nops; o++) {
+		uint32_t s = g->ops[o].stream;
+
+		if (b->est[o] || seen[s])
+			continue;
+		seen[s] = 1;
+		if (!b->backlog_abs[s] && b->ms[o] > b->c->lo &&
+		    b->ms[o] > b->mt0[g->ops[o].item] + UNSEEN_NS)
+			b->backlog_abs[s] = b->ms[o];
+	}
+	free(seen);
 }
 
 void replay_timing(struct rp_builder *b)
@@ -275,6 +302,7 @@ void replay_timing(struct rp_builder *b)
 	tm.bound = xcalloc(g->nops + 1, sizeof(*tm.bound));
 	tm.last = xcalloc(g->nstreams + 1, sizeof(*tm.last));
 	g->backlog = xcalloc(g->nstreams + 1, sizeof(*g->backlog));
+	unseen_backlog(b);
 	for (size_t s = 0; s < g->nstreams; s++) {
 		tm.end[s] = b->backlog_abs[s];
 		tm.last[s] = -1;
@@ -284,8 +312,10 @@ void replay_timing(struct rp_builder *b)
 	}
 	walk(&tm);
 	latencies(&tm);
-	if (g->nth)
+	if (g->nth) {
+		replay_hidden_waits(b);
 		data_time(b);
+	}
 	for (size_t o = 0; o < g->nops; o++) {
 		joined += !b->est[o];
 		if (b->me[o] > b->c->lo + backlog &&

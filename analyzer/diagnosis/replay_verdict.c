@@ -6,16 +6,21 @@
  * recorded step time is the replay's own confidence) and with each fix.
  * When the replay ran on GPU records and its error is within
  * RP_GOOD_ERROR, the verdict
- * is the class of the fix with the largest simulated gain, and each
- * replayed class's gain is that point with a band of the replay's error;
- * a run no fix would speed up by RP_HEALTHY_GAIN keeps the rules' order.
- * Otherwise the rules' verdict stands, and the report says why.
+ * is the class of the fix with the largest simulated gain (all in one
+ * currency: the time per unit of work saved, replay.h), and each replayed
+ * class's gain is that point with the fix's band widened by the replay's
+ * error; a run no fix would speed up by RP_HEALTHY_GAIN keeps the rules'
+ * order, its classes with their replayed gains.  Otherwise the rules'
+ * verdict stands, and the report says why.  The fixes learn from the
+ * dump what the graph does not hold (replay_env): the workers, a
+ * DataLoader seen, the cores, the memory's headroom.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/model/model_internal.h"
+#include "analyzer/passes/callsite_internal.h"
 #include "analyzer/diagnosis/replay_internal.h"
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/util.h"
@@ -38,6 +43,42 @@ static uint64_t graph_launch_ns(const struct model *m)
 	return best && best->calls >= 10 ? hist_quantile(&best->hist, 0.10) : 0;
 }
 
+/* Whether a stack shows PyTorch's DataLoader (its iterators, its pin
+ * memory thread). */
+static int dataloader_stack(const struct cs_stack *s)
+{
+	for (uint32_t i = 0; i < s->python; i++)
+		if (s->pf[i] && (strstr(s->pf[i], "DataLoaderIter") ||
+				 strstr(s->pf[i], "dataloader.py:") ||
+				 strstr(s->pf[i], "pin_memory.py:")))
+			return 1;
+	return 0;
+}
+
+/* Whether PyTorch is loaded (a libtorch module in the map). */
+static int torch_loaded(const struct callsites *cs)
+{
+	for (size_t i = 0; i < cs->nmods; i++)
+		if (cs->mods[i].path && strstr(cs->mods[i].path, "/libtorch"))
+			return 1;
+	return 0;
+}
+
+/* A DataLoader: its frames in the stacks, or worker processes of a
+ * PyTorch program (JAX's compilers are child processes too). */
+static int dataloader_seen(const struct model *m, int children)
+{
+	const struct cs_stack *s;
+	size_t pos = 0;
+
+	if (!m->callsites)
+		return 0;
+	while ((s = hmap_next(&m->callsites->stacks, &pos)))
+		if (dataloader_stack(s))
+			return 1;
+	return children && torch_loaded(m->callsites);
+}
+
 void replay_env(const struct model *m, const struct diagnosis *d,
 		struct rp_env *e)
 {
@@ -52,6 +93,12 @@ void replay_env(const struct model *m, const struct diagnosis *d,
 	e->graph_launch_ns = graph_launch_ns(m);
 	e->cores = f->allowed_cores > 0 ? f->allowed_cores : 1;
 	e->workers = f->children_max > 0 || f->child_cores > 0.1;
+	e->nworkers = (int)f->children_max;
+	e->dataloader = dataloader_seen(m, e->workers);
+	e->workers &= e->dataloader;
+	e->nworkers = e->workers ? e->nworkers : 0;
+	e->proc_cores = f->proc_cores;
+	e->child_cores = f->child_cores;
 	e->saturated = f->saturated;
 	e->launch_blocking = f->launch_blocking;
 	e->other_share = f->other_share;
@@ -132,6 +179,8 @@ static double clamp01(double x)
 	return x < 0 ? 0 : x > 0.99 ? 0.99 : x;
 }
 
+/* A class's gain: its best fix's point, its band widened by the
+ * replay's own error. */
 static void set_gain(struct verdict *v, const struct rp_fix_result *r,
 		     double band)
 {
@@ -143,8 +192,8 @@ static void set_gain(struct verdict *v, const struct rp_fix_result *r,
 	v->per_sample = r->fix == FIX_BATCH;
 	v->batch = v->per_sample ? r->k : 0;
 	v->gain = gain;
-	v->gain_lo = clamp01(gain - band);
-	v->gain_hi = clamp01(gain + band);
+	v->gain_lo = clamp01(r->gain_lo - band);
+	v->gain_hi = clamp01(r->gain_hi + band);
 }
 
 /* The best replayed fix of a class. */
@@ -166,7 +215,11 @@ const char *replay_fix_label(const struct rp_fix_result *r, char *buf,
 		return replay_fix_text(r);
 	if (!r->applies)
 		return "a larger batch";
-	snprintf(buf, size, "a batch %.0fx larger", r->k);
+	if (r->accum >= 2)
+		snprintf(buf, size, "one batch %.0fx larger for the %.0f "
+			 "accumulated", r->k, r->accum);
+	else
+		snprintf(buf, size, "a batch %.0fx larger", r->k);
 	return buf;
 }
 
@@ -193,8 +246,34 @@ const char *replay_batch_limit(const struct rp_summary *s,
 	return buf;
 }
 
-/* What the replay says, first among the evidence; a larger batch in time
- * per sample, with its step time, what it assumes and what bounds it. */
+/* Before the reason a band is wide, if it is. */
+/* Room at the head of v's evidence for n more (the last ones dropped). */
+static void evidence_room(struct verdict *v, size_t n)
+{
+	while (v->nev + n > VERDICT_TEXTS)
+		free(v->evidence[--v->nev]);
+	memmove(&v->evidence[n], &v->evidence[0], v->nev * sizeof(*v->evidence));
+	v->nev += n;
+}
+
+/* The fix's figure in the one currency: its throughput, what it assumes,
+ * why its band is wide. */
+static char *currency_text(const struct rp_fix_result *r)
+{
+	char band[64] = "";
+
+	if (r->gain_hi - r->gain_lo >= 0.005)
+		snprintf(band, sizeof(band), ", %.0f%% to %.0f%% of the time saved "
+			 "by what is not known", 100 * r->gain_lo, 100 * r->gain_hi);
+	return xasprintf("throughput x%.2f in %s%s%s%s%s%s", r->speedup,
+			 r->per_sample ? "samples per second" : "steps per second",
+			 band, r->assume[0] ? "; assuming " : "", r->assume,
+			 r->wide[0] ? "; the band is wide: " : "", r->wide);
+}
+
+/* What the replay says, first among the evidence: the step before and
+ * after (a larger batch in time per sample, what bounds it), then the
+ * figure's currency and assumptions. */
 static void replay_evidence(struct verdict *v, const struct rp_summary *s,
 			    const struct diagnosis *d)
 {
@@ -203,24 +282,24 @@ static void replay_evidence(struct verdict *v, const struct rp_summary *s,
 
 	if (!r)
 		return;
-	if (v->nev == VERDICT_TEXTS)
-		free(v->evidence[--v->nev]);
-	memmove(&v->evidence[1], &v->evidence[0], v->nev * sizeof(*v->evidence));
-	v->nev++;
+	evidence_room(v, 2);
 	fmt_ns(a, sizeof(a), s->base / s->steps);
 	fmt_ns(b, sizeof(b), sat_from_double(r->span / s->steps));
-	if (r->fix == FIX_BATCH)
+	if (r->fix == FIX_BATCH && r->accum >= 2)
+		v->evidence[0] = xasprintf("replayed with %s: the step (the same "
+					   "samples) goes from %s to %s",
+					   replay_fix_label(r, l, sizeof(l)), a, b);
+	else if (r->fix == FIX_BATCH)
 		v->evidence[0] = xasprintf("replayed with %s (%s): a step of %.0fx "
 					   "the samples takes %s against %s now, time "
-					   "per sample -%.0f%%, assuming the host's "
-					   "work per step stays the same and kernels "
-					   "grow with the batch once they fill the GPU",
+					   "per sample -%.0f%%",
 					   replay_fix_label(r, l, sizeof(l)),
 					   replay_batch_limit(s, d, lim, sizeof(lim)),
 					   r->k, b, a, 100 * r->gain);
 	else
 		v->evidence[0] = xasprintf("replayed with %s: the step goes from %s "
 					   "to %s", replay_fix_text(r), a, b);
+	v->evidence[1] = currency_text(r);
 }
 
 int verdict_by_replay(const struct diagnosis *d)
@@ -238,6 +317,21 @@ static int by_gain(const void *a, const void *b)
 	double x = key(a), y = key(b);
 
 	return x == y ? 0 : x < y ? 1 : -1;
+}
+
+/* The classes the rules listed get their replayed gains (and the
+ * replay's evidence); none is added, the order stays. */
+static void listed_gains(struct diagnosis *d, const struct rp_summary *s,
+			 double band)
+{
+	for (size_t i = 0; i < d->nv; i++) {
+		const struct rp_fix_result *r = best_fix(s, d->v[i].cls);
+
+		if (!r || r->gain < RP_MIN_GAIN)
+			continue;
+		set_gain(&d->v[i], r, band);
+		replay_evidence(&d->v[i], s, d);
+	}
 }
 
 void replay_verdict(struct model *m, struct diagnosis *d)
@@ -263,7 +357,9 @@ void replay_verdict(struct model *m, struct diagnosis *d)
 			best = s->fix[f].gain;
 	if (best < RP_HEALTHY_GAIN) {
 		snprintf(s->why, sizeof(s->why), "no fix saves %.0f%% in the replay: the "
-			 "rules' verdict stands", 100 * RP_HEALTHY_GAIN);
+			 "rules' order stands, with the replayed gains", 100 *
+			 RP_HEALTHY_GAIN);
+		listed_gains(d, s, band);
 		return;
 	}
 	for (int f = 0; f < FIX_KINDS; f++) {

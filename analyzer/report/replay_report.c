@@ -299,6 +299,26 @@ static void fix_json(struct json *j, const struct rp_summary *s, int f)
 	json_bool(j, f == FIX_BATCH);
 	json_key(j, "gain");
 	json_double(j, r->gain);
+	if (r->applies) {
+		json_key(j, "gain_low");
+		json_double(j, r->gain_lo);
+		json_key(j, "gain_high");
+		json_double(j, r->gain_hi);
+		json_key(j, "throughput_ratio");   /* after / before */
+		json_double(j, r->speedup);
+		json_key(j, "throughput_unit");
+		json_string(j, r->per_sample ? "samples/s" : "steps/s");
+		if (r->accum >= 2) {
+			json_key(j, "accumulation_merged");
+			json_double(j, r->accum);
+		}
+		json_key(j, "assumes");
+		json_string(j, r->assume);
+		if (r->wide[0]) {
+			json_key(j, "band_wide_because");
+			json_string(j, r->wide);
+		}
+	}
 	json_end_object(j);
 }
 

@@ -4,7 +4,10 @@
  * graphs whose times are worked out by hand in the comments: the
  * unmodified replay (waits, stream order, latencies, a second thread, a
  * backlog), then each fix: syncs removed, pinned copies, CUDA graphs,
- * DataLoader workers, a larger batch, the environment.
+ * DataLoader workers (a supply of batches), a larger batch (the host's
+ * data work growing with it, gradient accumulation merged), the
+ * environment (launches unblocked, kernels as long as alone), a sync
+ * whose value goes back to the GPU kept.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,35 +224,59 @@ static void test_fix_graph(void **state)
 	assert_int_equal(r.span, 451);
 }
 
-/* Two steps of a 4000 ns batch fetch (no workers), launch 10 (kernel
- * 100), context sync (own 1, ret 1): 4101 a step, 8202.  Five cores:
- * four workers, the fetch takes 1000: 2202.  With the CPU saturated it
- * is CPU preprocessing, halved: 2000 + 101 a step, 4202. */
+/* Three steps of a 4 ms batch fetch in the main thread (RPF_DATA), a
+ * launch of 10 us (its kernel of 1 ms queued as it starts), a context
+ * sync (own 1 us, ret 1 us): 5.001 ms a step, 15.003 ms.  A DataLoader
+ * seen, five cores: four workers, a batch every 1 ms, the main process's
+ * take RP_HANDOFF_NS:
+ *   step 0: take 0-0.3 (the first batch ready), kernel 0.3-1.3, sync
+ *           1.301;
+ *   step 1: take at 1.301, ready at 1.0: 1.601, kernel to 2.601, sync
+ *           2.602;
+ *   step 2: take at 2.602, ready at 2.0: 2.902, kernel to 3.902, sync
+ *           3.903 ms.
+ * With two workers now, at the steps' pace (5.001 ms) four hand over a
+ * batch every 2.5005 ms: take 1 ends at 2.5005, take 2 at 5.001, its
+ * sync at 6.002 ms.  With the CPU saturated it is CPU preprocessing,
+ * halved: 3.001 ms a step.  No DataLoader seen: nothing to change. */
+static void workers_steps(struct fixture *f)
+{
+	init(f, 3);
+	for (uint32_t s = 0; s < 3; s++) {
+		item(f, RK_CPU, 4000000, s)->flags = RPF_DATA;
+		op(f, item(f, RK_LAUNCH, 10000, s), 1000000, 0, 0);
+		wait_on(item(f, RK_SYNC, 1000, s), RW_ALL, 0, 1000);
+	}
+}
+
 static void test_fix_workers(void **state)
 {
 	struct fixture f;
 	struct rp_fix_result r;
-	struct rp_env e = { .cores = 5 };
+	struct rp_env e = { .cores = 5, .dataloader = 1 };
 	uint64_t base;
 
 	(void)state;
-	init(&f, 2);
-	for (uint32_t s = 0; s < 2; s++) {
-		item(&f, RK_CPU, 4000, s)->flags = RPF_DATA;
-		op(&f, item(&f, RK_LAUNCH, 10, s), 100, 0, 0);
-		wait_on(item(&f, RK_SYNC, 1, s), RW_ALL, 0, 1);
-	}
+	assert_int_equal(RP_HANDOFF_NS, 300000);
+	workers_steps(&f);
 	base = replay_run(&f.g, NULL);
-	assert_int_equal(base, 8202);
+	assert_int_equal(base, 15003000);
+	f.g.measured = base;
 	replay_fix(&f.g, &e, FIX_WORKERS, base, &r, NULL, NULL);
 	assert_true(r.applies);
 	assert_int_equal(r.cls, VC_DATA);
 	assert_float_equal(r.k, 4, 0);
-	assert_int_equal(r.span, 2202);
+	assert_int_equal(r.span, 3903000);
+	e.nworkers = 2;
+	replay_fix(&f.g, &e, FIX_WORKERS, base, &r, NULL, NULL);
+	assert_int_equal(r.span, 6002000);
 	e.saturated = 1;
 	replay_fix(&f.g, &e, FIX_WORKERS, base, &r, NULL, NULL);
 	assert_int_equal(r.cls, VC_CPU);
-	assert_int_equal(r.span, 4202);
+	assert_int_equal(r.span, 9003000);
+	e = (struct rp_env){ .cores = 5 };
+	replay_fix(&f.g, &e, FIX_WORKERS, base, &r, NULL, NULL);
+	assert_false(r.applies);
 }
 
 /* A launch of 400 ns queues a kernel of 100 filling a quarter of the
@@ -321,6 +348,150 @@ static void test_fix_env(void **state)
 	assert_false(r.applies);
 }
 
+/* A step: an optimizer's kernel O (launch 10, kernel 50), then four
+ * micro-batches alike, each CPU 20 and a launch of 10 three times
+ * (kernels A, B, C of 100, filling a tenth of the GPU), then a context
+ * sync (own 1, ret 1).  The kernels run back to back from 0: 50 + 1200,
+ * the sync returns at 1251; two steps 2502.  Merged into one batch four
+ * times as large: the first micro-batch on 4x the samples (its kernels
+ * fill 0.4 of the GPU: as long), the others gone: the kernels end at
+ * 350, the sync at 351; two steps 702, the same samples. */
+static void test_fix_accumulation(void **state)
+{
+	struct fixture f;
+	struct rp_fix_result r;
+	struct rp_env e = { 0 };
+	uint64_t base;
+
+	(void)state;
+	init(&f, 2);
+	for (uint32_t s = 0; s < 2; s++) {
+		struct rp_op *o = op(&f, item(&f, RK_LAUNCH, 10, s), 50, 0, 0);
+
+		o->shape = 9;
+		o->opt = 1;
+		for (int b = 0; b < 4; b++)
+			for (uint32_t k = 1; k <= 3; k++) {
+				item(&f, RK_CPU, 20, s);
+				o = op(&f, item(&f, RK_LAUNCH, 10, s), 100, 0, 0);
+				o->shape = k;
+				o->fill = 0.1f;
+			}
+		wait_on(item(&f, RK_SYNC, 1, s), RW_ALL, 0, 1);
+	}
+	base = replay_run(&f.g, NULL);
+	assert_int_equal(base, 2502);
+	replay_fix(&f.g, &e, FIX_BATCH, base, &r, NULL, NULL);
+	assert_true(r.applies);
+	assert_float_equal(r.accum, 4, 0);
+	assert_float_equal(r.k, 4, 0);
+	assert_int_equal(r.span, 702);
+	assert_float_equal(r.gain, 1 - 702.0 / 2502, 1e-9);
+	f.ops[0].opt = f.ops[13].opt = 0;       /* no optimizer seen */
+	replay_fix(&f.g, &e, FIX_BATCH, base, &r, NULL, NULL);
+	assert_false(r.applies);
+}
+
+/* A larger batch with the host's data work: CPU 1000 (RPF_DATA), a
+ * launch of 400 whose kernel (100, a quarter of the GPU) runs meanwhile:
+ * 1400.  With a DataLoader the fetch grows with the batch: per sample
+ * 1000 + 400 / k until the kernel outlasts the launch (k > 16), then
+ * 1025: k = 16, -27%.  Without one the host's work stays: k = 256 (the
+ * kernel of 6400 after 1000), 7400 / 256 per sample, -98%; the band's
+ * low end grows it: 1025 per sample, and the band says why it is wide. */
+static void test_fix_batch_host(void **state)
+{
+	struct fixture f;
+	struct rp_fix_result r;
+	struct rp_env e = { .small_batch = 1, .dataloader = 1 };
+	uint64_t base;
+
+	(void)state;
+	init(&f, 1);
+	item(&f, RK_CPU, 1000, 0)->flags = RPF_DATA;
+	op(&f, item(&f, RK_LAUNCH, 400, 0), 100, 0, 0)->fill = 0.25f;
+	base = replay_run(&f.g, NULL);
+	assert_int_equal(base, 1400);
+	replay_fix(&f.g, &e, FIX_BATCH, base, &r, NULL, NULL);
+	assert_float_equal(r.k, 16, 0);
+	assert_float_equal(r.gain, 1 - 1025.0 / 1400, 1e-9);
+	assert_true(r.gain_hi - r.gain_lo < 1e-9);
+	e.dataloader = 0;
+	replay_fix(&f.g, &e, FIX_BATCH, base, &r, NULL, NULL);
+	assert_float_equal(r.k, 256, 0);
+	assert_float_equal(r.gain, 1 - 7400.0 / 256 / 1400, 1e-9);
+	assert_float_equal(r.gain_lo, 1 - 1025.0 / 1400, 1e-9);
+	assert_true(r.wide[0] != 0);
+}
+
+/* A kernel shape S that mostly ran alone (100 eight times, 1100 twice:
+ * slowed by a slice) and a long one L that never did (2400 to 3600,
+ * mean 3000), launched back to back, then a context sync: 18000.  The
+ * stretch: S took 3000 where alone 1000, 3x; L alone 3000 / 3 = 1000:
+ * 1000 + 5000, -67%.  Two runs slowed: the stretch's error 1/sqrt(2),
+ * its ends 1 + 2 (1 -+ 0.707): L 1892 or 680 a run. */
+static void test_fix_unshared(void **state)
+{
+	static const uint64_t dur[15] = { 100, 2400, 100, 100, 1100, 2700, 100,
+					   100, 3000, 100, 1100, 3300, 100, 100,
+					   3600 };
+	struct fixture f;
+	struct rp_fix_result r;
+	struct rp_env e = { .other_share = 0.5 };
+	uint64_t base;
+
+	(void)state;
+	init(&f, 1);
+	for (int i = 0; i < 15; i++)
+		op(&f, item(&f, RK_LAUNCH, 1, 0), dur[i], 0, 0)->shape =
+			dur[i] <= 1100 ? 1 : 2;
+	wait_on(item(&f, RK_SYNC, 1, 0), RW_ALL, 0, 0);
+	base = replay_run(&f.g, NULL);
+	assert_int_equal(base, 18000);
+	replay_fix(&f.g, &e, FIX_ENV, base, &r, NULL, NULL);
+	assert_true(r.applies);
+	assert_int_equal(r.span, 6000);
+	assert_float_equal(r.gain_lo, 1 - (1000 + 5 * 1892.0) / 18000, 1e-3);
+	assert_float_equal(r.gain_hi, 1 - (1000 + 5 * 680.0) / 18000, 1e-3);
+}
+
+/* Two steps of a launch (kernel 100), a copy of 4 bytes back that waits
+ * for itself, CPU 50, then a copy of the value back up (4 bytes): the
+ * launches after the wait depend on what it read; it stays.  A larger
+ * copy up (64 bytes: a batch) does not keep it. */
+static void test_fix_sync_value(void **state)
+{
+	struct fixture f;
+	struct rp_fix_result r;
+	struct rp_env e = { 0 };
+	uint64_t base;
+
+	(void)state;
+	init(&f, 2);
+	for (uint32_t s = 0; s < 2; s++) {
+		struct rp_item *c;
+
+		op(&f, item(&f, RK_LAUNCH, 10, s), 100, 0, 0);
+		c = item(&f, RK_COPY, 5, s);
+		c->dir = GT_DIR_DTOH;
+		c->bytes = 4;
+		c->flags = RPF_READBACK;
+		op(&f, c, 1, 0, 0)->kind = RO_COPY;
+		wait_on(c, RW_OP, f.g.nops - 1, 2);
+		item(&f, RK_CPU, 50, s);
+		c = item(&f, RK_COPY, 5, s);
+		c->dir = GT_DIR_HTOD;
+		c->bytes = 4;
+		op(&f, c, 1, 0, 0)->kind = RO_COPY;
+	}
+	base = replay_run(&f.g, NULL);
+	replay_fix(&f.g, &e, FIX_SYNC, base, &r, NULL, NULL);
+	assert_false(r.applies);
+	f.items[7].bytes = 64;
+	replay_fix(&f.g, &e, FIX_SYNC, base, &r, NULL, NULL);
+	assert_true(r.applies);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +503,10 @@ int main(void)
 		cmocka_unit_test(test_fix_workers),
 		cmocka_unit_test(test_fix_batch),
 		cmocka_unit_test(test_fix_env),
+		cmocka_unit_test(test_fix_accumulation),
+		cmocka_unit_test(test_fix_batch_host),
+		cmocka_unit_test(test_fix_unshared),
+		cmocka_unit_test(test_fix_sync_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
