@@ -54,7 +54,8 @@ sub adds_up {
 	like($v->{change}, qr/train\.py:57/, 'sync: the change names the line');
 
 	my @lines = split /\n/, $g->report;
-	like($lines[2], qr/^Verdict: communication & sync/, 'text: the verdict opens the report');
+	like($lines[2], qr/^program: /, 'text: the program under the header');
+	like($lines[3], qr/^Verdict: communication & sync/, 'text: the verdict opens the report');
 	like($g->report, qr/^  Why: sync bubbles/m, 'text: the evidence');
 	like($g->report, qr/^  Change \(estimated: step time -15% to -31%\)/m, 'text: the change and its gain');
 	ok(!grep({ length > 100 } @lines), 'text: 100 columns at most');
