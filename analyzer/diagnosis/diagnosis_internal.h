@@ -41,7 +41,9 @@ enum host_cat {
 	HC_OUTSIDE = HC_KINDS,  /* host states: none of the above */
 };
 
-#define HF_READBACK 1           /* wait: a DtoH copy, or a wait after one */
+#define HF_READBACK 1           /* wait: a DtoH copy, or a wait after one;
+				   a run of launches: a small async DtoH
+				   copy in it (a value read back) */
 #define HF_UPLOAD 2             /* wait: right after an HtoD copy */
 #define HF_DRAIN 4              /* wait: until the stream or context is
 				   done (not an event), so its queue is
