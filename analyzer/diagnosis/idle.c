@@ -48,7 +48,7 @@ static const char *const cause_texts[IC_CAUSES] = {
 	"copies (GPU copying, or host staging)",
 	"communication (NCCL)",
 	"outside CUDA: CPU-bound in this process",
-	"outside CUDA: waiting on DataLoader workers",
+	"outside CUDA: waiting on worker processes",
 	"outside CUDA: I/O wait",
 	"outside CUDA: other (sleep, lock, network)",
 	"environment (another process on the GPU)",

@@ -74,6 +74,32 @@ static inline int framework_dataloader(const struct framework *f)
 	return f->kind == FW_PYTORCH && f->dataloader;
 }
 
+/* What advice is worded for (framework_words.c). */
+enum fw_topic {
+	FW_DATA_CHANGE,         /* no workers: the change (one %d: workers) */
+	FW_DATA_ADVICE,         /* ... how (one %d) */
+	FW_CPU_ADVICE,          /* preprocessing off the CPU */
+	FW_PIN_CHANGE,          /* pageable uploads: the change */
+	FW_PIN_ADVICE,
+	FW_ASYNC_CHANGE,        /* pinned uploads waited for at once */
+	FW_ASYNC_ADVICE,
+	FW_READBACK,            /* what reads a value back: ".item(), .cpu()" */
+	FW_SYNC_ADVICE,         /* per-step syncs */
+	FW_NCCL_ADVICE,
+	FW_GRAPH_CHANGE,        /* launch overhead */
+	FW_GRAPH_ADVICE,
+	FW_BATCH_OVERHEAD,      /* the end of the batch advice (" and ...") */
+	FW_FUSE,                /* compute-bound: in the kernels */
+	FW_PAGEABLE_FINDING,    /* the findings' changes */
+	FW_SYNC_PINNED_FINDING,
+	FW_ALLOC_FINDING,
+	FW_TOPICS,
+};
+
+/* The words of topic t for f's framework (a static string; the data
+ * topics hold one %d). */
+const char *framework_words(const struct framework *f, enum fw_topic t);
+
 /* "program: PyTorch (...); DataLoader ..." under the report's header. */
 void framework_report_text(FILE *out, const struct model *m);
 /* "framework": {...} */

@@ -192,6 +192,26 @@ sub stack {
 
 # A host sample: t, proc (CPU ns of this process, cumulative), child,
 # iowait, total (the machine's), children.
+# 10 steps of 50 ms: 45 ms of host work outside CUDA, then 5 launches and
+# a 4 ms kernel; CPU samples every 10 ms with the process using `proc`
+# cores, its `children` child processes `child` cores.
+sub loader_steps {
+	my ($self, %o) = @_;
+	my ($us, $ms) = (1000, 1000 * 1000);
+
+	for my $s (0 .. 9) {
+		my $b = $s * 50 * $ms;
+		$self->launch(1, $b + 45 * $ms + $_ * 20 * $us, 10 * $us) for 0 .. 4;
+		$self->kernel($b + 45 * $ms + 20 * $us, $b + 49 * $ms);
+	}
+	for my $i (0 .. 50) {
+		my $t = $i * 10 * $ms;
+		$self->sample($t, proc => $t * ($o{proc} // 1), child => $t * ($o{child} // 0),
+			      children => $o{children} // 0);
+	}
+	return $self;
+}
+
 # Native return addresses of stack id, innermost first.
 sub native {
 	my ($self, $id, @pcs) = @_;
@@ -212,6 +232,15 @@ sub sample {
 	my ($self, $t, %o) = @_;
 
 	push @{ $self->{samples} }, { t => $t, %o };
+	return $self;
+}
+
+# An NVML sample of device 0: t, util (%), reasons (clock reason bits),
+# other (another process's pid), other_mem, self_mem (bytes).
+sub gpu_sample {
+	my ($self, $t, %o) = @_;
+
+	push @{ $self->{gpu_samples} }, { t => $t, %o };
 	return $self;
 }
 
@@ -353,6 +382,14 @@ sub write_samples {
 			     [37, $s->{total} // $s->{t} * $self->{cores}],
 			     [38, $s->{iowait} // 0]);
 		$d->add_chunk(CHUNK_SAMPLE, info_chunk($s->{t}, SCOPE_HOST, @items));
+	}
+	for my $s (@{ $self->{gpu_samples} // [] }) {
+		my @items = ([1, $s->{util} // 100], [5, $s->{reasons} // 0],
+			     [11, $s->{self_mem} // (1 << 30)]);
+
+		push @items, [9, $s->{other}], [10, $s->{other_mem} // (1 << 30)]
+			if $s->{other};
+		$d->add_chunk(CHUNK_SAMPLE, info_chunk($s->{t}, 0, @items));
 	}
 }
 
