@@ -4,7 +4,8 @@
  * words of the program's framework (framework.h): one table, a topic per
  * row, a framework per column; an empty cell takes the unknown column's
  * words (nothing but CUDA's and the language's own).  A cell of the data
- * topics holds one %d, the workers to try.
+ * topics holds one %d, the workers to try.  PyTorch without a DataLoader
+ * seen has its own words where PyTorch's name one.
  */
 #include "analyzer/passes/framework.h"
 
@@ -239,11 +240,22 @@ static const char *const words[FW_TOPICS][FW_KINDS] = {
 	},
 };
 
+/* PyTorch with no DataLoader seen: no DataLoader in the words. */
+static const char *const torch_alone[FW_TOPICS] = {
+	[FW_PIN_ADVICE] = "pin the host tensors (tensor.pin_memory(), or made "
+		"with pin_memory=True) and copy them with .to(device, "
+		"non_blocking=True)",
+	[FW_PAGEABLE_FINDING] = "pin the host tensors (tensor.pin_memory(), "
+		"or made with pin_memory=True) so the GPU can read them directly",
+};
+
 const char *framework_words(const struct framework *f, enum fw_topic t)
 {
 	enum fw_kind k = f->kind < FW_KINDS ? f->kind : FW_UNKNOWN;
 
 	if (t >= FW_TOPICS)
 		return "";
+	if (k == FW_PYTORCH && !f->dataloader && torch_alone[t])
+		return torch_alone[t];
 	return words[t][k] ? words[t][k] : words[t][FW_UNKNOWN];
 }

@@ -55,7 +55,10 @@ sub advice_text {
 
 	$g = GtDiag->new;
 	$g->module("$SP/torch/lib/libtorch_cuda.so", 0x7000_0000, 1 << 20);
+	$g->copy(1, 10 * $US, 100 * $US, dir => 'htod', memory => 'pageable', bytes => 1 << 20);
 	$j = $g->loader_steps->analyze;
+	unlike(advice_text($j), qr/DataLoader\(/, 'PyTorch without a DataLoader: no DataLoader settings');
+	like(advice_text($j), qr/tensor\.pin_memory\(\)/, 'PyTorch without a DataLoader: pin the tensors');
 	unlike($j->{verdict}[0]{change}, qr/more DataLoader workers|raise num_workers/,
 	       'PyTorch without a DataLoader: never more DataLoader workers');
 	like($j->{verdict}[0]{change}, qr/torch\.utils\.data\.DataLoader/,
