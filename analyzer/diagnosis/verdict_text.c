@@ -105,18 +105,18 @@ static void worker_texts(struct ctx *c)
 	const struct env_facts *e = &c->d->env;
 	unsigned long long n = c->fw->workers;
 	double wait = outside_share(c), each = c->fw->worker_cores / (double)n;
-	double free_cores = e->allowed_cores - e->proc_cores - c->fw->worker_cores;
+	double free_cores = e->allowed_cores > 0 ? e->allowed_cores - e->proc_cores -
+			    c->fw->worker_cores : 1e9;     /* not known: room */
 	unsigned long long need = (unsigned long long)((double)n /
 				  (1 - (wait < 0.9 ? wait : 0.9)) + 0.999);
 
 	need = need > n ? need : n + 1;
 	if (each < 0.3 || (double)(need - n) * each <= free_cores) {
 		CHANGE("raise num_workers from %llu to about %llu, prefetch_factor", n, need);
-		ADV("the %llu DataLoader workers do not keep up: about %llu would "
-		    "(the GPU waits %.0f%% of the time; each worker uses %.2f cores, "
-		    "%.1f are free): num_workers=%llu, persistent_workers=True, "
-		    "prefetch_factor=4", n, need, 100 * wait, each,
-		    free_cores > 0 ? free_cores : 0, need);
+		ADV("the %llu DataLoader workers do not keep up: about %llu would at "
+		    "the pace each has now (the GPU waits %.0f%% of the time; each "
+		    "worker uses %.2f cores): num_workers=%llu, persistent_workers=True, "
+		    "prefetch_factor=4", n, need, 100 * wait, each, need);
 		return;
 	}
 	CHANGE("the %llu DataLoader workers are the bottleneck: cheaper samples, "

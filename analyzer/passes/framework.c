@@ -120,12 +120,13 @@ static enum fw_kind package_kind(const char *path)
 	size_t len;
 	const char *p = package_of(path, &len);
 
-	for (size_t i = 0; p && i < ARRAY_SIZE(packages); i++) {
+	if (!p)
+		return FW_UNKNOWN;
+	if (!strncmp(p, "jax_cuda", 8))         /* jax_cuda13_plugin */
+		return FW_JAX;
+	for (size_t i = 0; i < ARRAY_SIZE(packages); i++)
 		if (strlen(packages[i].pkg) == len && !strncmp(p, packages[i].pkg, len))
 			return packages[i].kind;
-		if (!strncmp(p, "jax_cuda", 8))   /* jax_cuda13_plugin */
-			return FW_JAX;
-	}
 	return FW_UNKNOWN;
 }
 
@@ -300,8 +301,10 @@ static void command_facts(struct framework *f, const struct model *m)
 		f->python = 1;
 	for (size_t i = 0; i < ARRAY_SIZE(torch_launchers); i++) {
 		const char *l = torch_launchers[i];
+		size_t n = strlen(l);
 
-		if (len >= strlen(l) && !strncmp(cmd + len - strlen(l), l, strlen(l))) {
+		if (len >= n && !strncmp(cmd + len - n, l, n) &&
+		    (len == n || cmd[len - n - 1] == '/')) {    /* argv[0]'s name */
 			f->seen[FW_PYTORCH].modules++;
 			note(f, FW_PYTORCH, "command", l);
 		}
