@@ -23,6 +23,7 @@ struct diagnosis *diagnosis_of(struct model *m)
 		hmap_init(&d->sync_sites);
 		hmap_init(&d->kinds);
 		hmap_init(&d->shape_info);
+		hmap_init(&d->cont_shapes);
 		for (int l = 0; l < GL_KINDS; l++)
 			d->gpu_budget[l] = DIAG_MAX_GPU_SPANS;
 		d->base_ns = m->start_ns - m->start_ns % DIAG_BUCKET_NS;
@@ -264,6 +265,7 @@ void diagnosis_release(struct model *m)
 	hmap_release_values(&d->sync_sites, NULL);
 	hmap_release(&d->kinds);
 	hmap_release(&d->shape_info);
+	contention_release(d);
 	free(d->spans);
 	free(d->segs);
 	chunk_times_release(&d->chunk_times);

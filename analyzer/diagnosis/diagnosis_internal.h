@@ -41,7 +41,9 @@ enum host_cat {
 	HC_OUTSIDE = HC_KINDS,  /* host states: none of the above */
 };
 
-#define HF_READBACK 1           /* wait: a DtoH copy, or a wait after one */
+#define HF_READBACK 1           /* wait: a DtoH copy, or a wait after one;
+				   a run of launches: a small async DtoH
+				   copy in it (a value read back) */
 #define HF_UPLOAD 2             /* wait: right after an HtoD copy */
 #define HF_DRAIN 4              /* wait: until the stream or context is
 				   done (not an event), so its queue is
@@ -338,6 +340,8 @@ struct env_facts {
 	double power_cap_share;         /* samples at the power limit */
 	unsigned throttle_bits;
 	double other_share;             /* samples with another process */
+	double contention;              /* of the kernels' time, lost beyond
+					   their fast runs (contention.c) */
 	int pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
 	int64_t driver_version, runtime_version;
 	/* settings in the program's environment (GT_ENV_SETTING) */
@@ -479,6 +483,9 @@ struct diagnosis {
 	uint64_t region_lowfill_launches, region_fill_known_launches;
 	struct hmap shape_info;         /* shape id -> its function and grid
 					   class (SHAPE_FN_SHIFT) */
+	struct hmap cont_shapes;        /* (function, grid) -> its kernels'
+					   times (contention.c) */
+	size_t cont_nshapes;
 	double region_fill_ns;
 	struct env_facts env;
 	struct verdict v[VC_KINDS];
@@ -572,6 +579,14 @@ void idle_outside_prepare(struct diagnosis *d);
 const struct outside_split *idle_outside_at(const struct diagnosis *d,
 					    uint64_t t);
 
+/* contention.c: a compute kernel's GPU time, by its function's name
+ * string id and grid; the share of their time lost beyond each (function,
+ * grid)'s fast runs. */
+void contention_add(struct diagnosis *d, uint32_t name_str, const int32_t *grid,
+		    uint64_t ns);
+double contention_share(const struct diagnosis *d);
+void contention_release(struct diagnosis *d);
+
 /* idle.c */
 void idle_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
 		    struct breakdown *b, int sites);
@@ -649,6 +664,14 @@ void steps_pace(struct diagnosis *d);
 
 /* verdict.c, verdict_env.c, verdict_text.c, whatif.c */
 void verdict_env_facts(const struct model *m, struct diagnosis *d);
+/* What the environment costs, each a share of what it slows: of the
+ * kernels' time, lost beyond their fast runs while another process was
+ * on the GPU (0 when it was not, or lost little); of the busy time, clocks
+ * held down (a quarter of the share of such samples); of the copies' time,
+ * a PCIe link narrower than its maximum. */
+double verdict_env_contention(const struct diagnosis *d);
+double verdict_env_throttle(const struct diagnosis *d);
+double verdict_env_link(const struct diagnosis *d);
 /* What unsetting CUDA_LAUNCH_BLOCKING saves at most, a share of the time:
  * the launches' wait, at most the GPU's idle time. */
 double verdict_blocking_gain(const struct diagnosis *d);
@@ -673,6 +696,12 @@ double verdict_opt_share(const struct diagnosis *d);
  * fill few SMs, or an optimizer step (independent of the batch) that
  * takes a large share of the GPU time. */
 double verdict_batch(const struct diagnosis *d);
+/* Share of the steady kernels launched inside CUDA graphs (without GPU
+ * records: graph launches over launches, a graph holding one kernel at
+ * least). */
+double verdict_graph_share(const struct diagnosis *d);
+/* Whether the step already runs as CUDA graphs: most kernels in them. */
+int verdict_graphs_used(const struct diagnosis *d);
 const char *verdict_class_name(enum vclass c);
 const char *verdict_class_title(enum vclass c);
 void verdict_release(struct diagnosis *d);

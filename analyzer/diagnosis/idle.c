@@ -15,13 +15,25 @@
  * in a wait, the wait drained the queue.  Had the host not waited for D
  * ns, it would have done what came next D ns earlier, so up to D of the
  * host-explained idle time that follows is the wait's (sync), with the
- * wait's call site; what is left is attributed as above.
+ * wait's call site; what is left is attributed as above.  What is left
+ * of D goes on to the idle intervals that follow, for the host's work
+ * outside CUDA only, until the host waits again: a small launch right
+ * after the wait (adding the value read to a total) keeps the GPU busy
+ * for microseconds, and the host work after it (logging, metrics) was
+ * still made late by the wait.  A value read back with no wait in the
+ * dump (a small async copy to the host that a thread issued once the GPU
+ * had drained, as XLA's runtime does for float(loss) while the program's
+ * thread waits outside CUDA) is the same: D is the GPU time since the
+ * host's last CUDA call before the interval, and it applies to the host's
+ * work outside CUDA after the copy.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/diagnosis/diagnosis_internal.h"
 #include "analyzer/lib/util.h"
+
+#define SEG_STEPS 8             /* segments stepped over before a search */
 
 static const char *const cause_names[IC_CAUSES] = {
 	"launching", "launch_latency", "sync", "copies", "communication",
@@ -36,7 +48,7 @@ static const char *const cause_texts[IC_CAUSES] = {
 	"copies (GPU copying, or host staging)",
 	"communication (NCCL)",
 	"outside CUDA: CPU-bound in this process",
-	"outside CUDA: waiting on DataLoader workers",
+	"outside CUDA: waiting on worker processes",
 	"outside CUDA: I/O wait",
 	"outside CUDA: other (sleep, lock, network)",
 	"environment (another process on the GPU)",
@@ -59,7 +71,13 @@ struct walk {
 	size_t hint[GL_KINDS];
 	size_t seg;                 /* host segment hint (seg_at) */
 	int sites;
-	uint64_t budget;            /* sync bubble left in this interval */
+	uint64_t gap;               /* the interval's start */
+	uint64_t budget;            /* sync bubble left */
+	int outside_only;           /* ... for host work outside CUDA only
+				       (carried from an earlier interval, or
+				       a readback's) */
+	size_t scan;                /* host segments looked at for a wait
+				       since the budget was set */
 	uint32_t stack;
 	int kind;                   /* enum sync_kind */
 };
@@ -114,11 +132,50 @@ static void add_outside(struct walk *w, uint64_t t, uint64_t ns)
 	w->b->cause[IC_OUTSIDE] += ns - cpu - loader - io;
 }
 
+/* The index of the last host segment with CUDA work (not outside) that
+ * ends at or before t, or SIZE_MAX. */
+static size_t last_active(const struct diagnosis *d, uint64_t t)
+{
+	size_t i;
+	const struct host_seg *s = idle_seg_at(d, t, &i);
+
+	if (s && s->state != HC_OUTSIDE)
+		return SIZE_MAX;                /* busy in CUDA at t */
+	for (int k = 0; k < SEG_STEPS && i-- > 0; k++)
+		if (d->segs[i].state != HC_OUTSIDE)
+			return i;
+	return SIZE_MAX;
+}
+
+/*
+ * A readback issued in the interval, with no wait in the dump: the GPU
+ * time since the host's last CUDA call before the interval is the wait's
+ * D (the host did not feed the GPU while it ran: it waited for it).
+ */
+static void readback_budget(struct walk *w, const struct host_span *s)
+{
+	size_t i = last_active(w->d, w->gap);
+
+	if (i == SIZE_MAX || w->d->segs[i].t1 >= w->gap)
+		return;
+	w->budget = span_cover(&w->dv->l[GL_COMPUTE], w->d->segs[i].t1, w->gap);
+	w->outside_only = 1;
+	w->stack = s->stack;
+	w->kind = SK_READBACK;
+	idle_seg_at(w->d, s->t0, &w->scan);
+}
+
 /* A piece [t, t + ns) that the host state explains. */
 static void add_host(struct walk *w, uint64_t t, uint64_t ns, int state,
 		     const struct host_span *s)
 {
-	uint64_t take = w->budget < ns ? w->budget : ns;
+	uint64_t take;
+
+	if (state == HC_FEED && s && (s->flags & HF_READBACK) && !w->budget &&
+	    s->t0 >= w->gap)
+		readback_budget(w, s);  /* for what follows the copy */
+	take = w->outside_only && state != HC_OUTSIDE ? 0 :
+	       w->budget < ns ? w->budget : ns;
 
 	if (take) {
 		add_sync(w, take, w->kind, w->stack);
@@ -147,8 +204,6 @@ static void add_host(struct walk *w, uint64_t t, uint64_t ns, int state,
 		break;
 	}
 }
-
-#define SEG_STEPS 8             /* segments stepped over before a search */
 
 /*
  * idle_seg_at for times that do not go back: *i starts at 0 or where the
@@ -181,25 +236,45 @@ static int host_state(const struct diagnosis *d, uint64_t t, size_t *hint,
 	return s->state;
 }
 
-/* Whether the interval starting at a began inside a wait: set the budget. */
+/* Whether the host waited (a segment in a wait) since the budget was
+ * set, up to segment i; the segments looked at are not looked at again. */
+static int waited_since(struct walk *w, size_t i)
+{
+	for (; w->scan < i && w->scan < w->d->nsegs; w->scan++)
+		if (w->d->segs[w->scan].state == HC_WAIT)
+			return 1;
+	return 0;
+}
+
+/* The interval starting at a: a budget of its own when it began inside a
+ * wait, else what is left of the last one while the host has not waited
+ * since (for its work outside CUDA). */
 static void start_budget(struct walk *w, uint64_t a)
 {
 	const struct diagnosis *d = w->d;
 	const struct host_seg *s;
 	const struct host_span *sp;
-	size_t i;
+	size_t i, at;
 
-	w->budget = 0;
+	w->gap = a;
 	s = idle_seg_at(d, a, &i);
+	at = i;
 	if (!s && i && d->segs[i - 1].t1 + DIAG_SYNC_EPS_NS >= a)
-		s = &d->segs[i - 1];
+		s = &d->segs[--i];
 	else if (s && s->state != HC_WAIT && i && d->segs[i - 1].state == HC_WAIT &&
 		 d->segs[i - 1].t1 + DIAG_SYNC_EPS_NS >= a)
-		s = &d->segs[i - 1];
-	if (!s || s->state != HC_WAIT)
+		s = &d->segs[--i];
+	if (!s || s->state != HC_WAIT) {
+		if (w->budget && !waited_since(w, at))
+			w->outside_only = 1;
+		else
+			w->budget = 0;
 		return;
+	}
 	sp = &d->spans[s->span];
 	w->budget = a > sp->t0 ? a - sp->t0 : 0;
+	w->outside_only = 0;
+	w->scan = i + 1;
 	w->stack = sp->stack;
 	w->kind = sync_kind_of(sp);
 }

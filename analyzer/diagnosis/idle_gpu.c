@@ -145,6 +145,8 @@ static void add_kernel(struct diagnosis *d, const struct gpu_clock *c,
 	if (k.submitted && k.submitted < k.start)
 		add_span(d, dv, GL_PENDING, gpu_clock_map(c, k.submitted), s);
 	kernel_stats(d, s, e - s, kind, k.grid);
+	if (kind != K_NCCL && k.name_str)
+		contention_add(d, k.name_str, k.grid, e - s);
 }
 
 /* GPU bandwidth of pageable and pinned copies, for the what-if. */

@@ -134,6 +134,18 @@ static int in_run(const struct host_span *run, const struct dump_event *ev)
 	return ev->t0 >= run->t0 && ev->t0 < run->t1 + DIAG_FEED_GAP_NS;
 }
 
+/* A run with an async copy of a value back to the host (a readback whose
+ * wait the dump does not show: another thread's, or outside CUDA):
+ * flagged, with the copy's stack. */
+static NOINLINE void run_readback(struct host_span *run, const struct dump_event *ev)
+{
+	if (ev->arg[GT_ARG_COPY_BYTES] > SMALL_READBACK)
+		return;
+	run->flags |= HF_READBACK;
+	if (ev->op->nargs > GT_ARG_COPY_STACK)
+		run->stack = (uint32_t)ev->arg[GT_ARG_COPY_STACK];
+}
+
 /* ev in the run of its thread t: it goes on with it, or opens it. */
 static void run_add(struct host_thread *t, const struct dump_event *ev)
 {
@@ -143,11 +155,13 @@ static void run_add(struct host_thread *t, const struct dump_event *ev)
 		run->t1 = ev->t1 > run->t1 ? ev->t1 : run->t1;
 		run->cuda_ns = sat32((uint64_t)run->cuda_ns + ev->dur);
 		run->calls++;
-		return;
+	} else {
+		*run = (struct host_span){ .t0 = ev->t0, .t1 = ev->t1,
+					   .cuda_ns = sat32(ev->dur), .thread = t->index,
+					   .cat = HC_FEED, .calls = 1 };
 	}
-	*run = (struct host_span){ .t0 = ev->t0, .t1 = ev->t1,
-				   .cuda_ns = sat32(ev->dur), .thread = t->index,
-				   .cat = HC_FEED, .calls = 1 };
+	if (ev->op->kind == GT_KIND_COPY && ev->op->direction == GT_DIR_DTOH)
+		run_readback(run, ev);
 }
 
 static void feed(struct diagnosis *d, struct host_thread *t,

@@ -5,7 +5,7 @@
  *
  * A class's score is the share of the steady state's GPU time it
  * explains:
- *   data supply        idle waiting on DataLoader workers (CPU not
+ *   data supply        idle waiting on worker processes (CPU not
  *                      saturated), on I/O, on work in the main process
  *                      when there are no workers, or on nothing known
  *   CPU preprocessing  the same when the CPUs the process may use were
@@ -21,8 +21,12 @@
  *                      after a wait that emptied the queue)
  *   kernel efficiency  launch gaps and launch latency of kernels that do
  *                      fill the GPU: too many, too small
- *   environment        work queued while another process ran; throttled
- *                      clocks and a shared GPU weigh on busy time;
+ *   environment        work queued while another process ran; clocks
+ *                      held down for heat or a hardware slowdown, and the
+ *                      kernels' time lost beyond their fast runs while
+ *                      another process was on the GPU, weigh on busy time
+ *                      (another process there, or the power limit, alone
+ *                      are no evidence); a narrow PCIe link on copies;
  *                      with CUDA_LAUNCH_BLOCKING set, the launch gaps and
  *                      the waits for no copy (every launch waited for
  *                      its kernel: the program's own launching cannot be
@@ -43,6 +47,8 @@
 #define HEALTHY_BUSY 0.85
 #define HEALTHY_OTHERS 0.15
 #define MIN_SCORE 0.02
+#define GRAPHS_USED 0.5         /* of the kernels in CUDA graphs: the step
+				   is a graph already */
 
 static const char *const class_names[VC_KINDS] = {
 	"data_supply", "cpu_preprocessing", "memory_batch", "communication",
@@ -114,6 +120,24 @@ double verdict_batch(const struct diagnosis *d)
 	return low > opt ? low : opt;
 }
 
+double verdict_graph_share(const struct diagnosis *d)
+{
+	uint64_t direct = d->region_launches > d->region_graphs ?
+			  d->region_launches - d->region_graphs : 0;
+
+	if (!d->region_graphs)
+		return 0;
+	if (!d->region_kernels)         /* no GPU records: a graph holds one at least */
+		return (double)d->region_graphs / (double)d->region_launches;
+	return d->region_kernels > direct ?
+	       (double)(d->region_kernels - direct) / (double)d->region_kernels : 0;
+}
+
+int verdict_graphs_used(const struct diagnosis *d)
+{
+	return verdict_graph_share(d) >= GRAPHS_USED;
+}
+
 static void gpu_scores(const struct diagnosis *d, double *s)
 {
 	const struct breakdown *b = &d->steady;
@@ -132,9 +156,9 @@ static void gpu_scores(const struct diagnosis *d, double *s)
 	s[VC_COMM] = (c[IC_COMM] + b->sync_kind[SK_OTHER] +
 		      b->sync_kind[SK_READBACK]) / T;
 	s[VC_KERNEL] = launch * (1 - low);
-	s[VC_ENV] = c[IC_ENV] / T +
-		    (e->throttle_share >= 0.2 ? 0.25 * e->throttle_share * busy : 0) +
-		    (e->other_share >= 0.2 ? 0.25 * e->other_share * busy : 0);
+	s[VC_ENV] = c[IC_ENV] / T + busy * (verdict_env_contention(d) +
+					    verdict_env_throttle(d)) +
+		    verdict_env_link(d) * (c[IC_COPY] + b->sync_kind[SK_UPLOAD]) / T;
 	s[VC_HEALTHY] = busy;
 }
 
@@ -154,8 +178,8 @@ static void host_scores(const struct diagnosis *d, double *s)
 		       feed * low;
 	s[VC_COMM] = (h->state[HC_NCCL] + h->drained) / T;
 	s[VC_KERNEL] = feed * (1 - low);
-	s[VC_ENV] = (e->throttle_share >= 0.2 ? 0.25 * e->throttle_share : 0) +
-		    (e->other_share >= 0.2 ? 0.25 * e->other_share : 0);
+	s[VC_ENV] = verdict_env_throttle(d) +
+		    verdict_env_link(d) * h->state[HC_STAGE] / T;
 	s[VC_HEALTHY] = (h->state[HC_WAIT] - h->wait_upload) / T;
 }
 

@@ -5,7 +5,12 @@
  * worker processes, the GPU's SMs and memory, throttling, other
  * processes on the GPU, the PCIe link, the CUDA versions and the
  * settings the program was started with (CUDA_LAUNCH_BLOCKING, NCCL's
- * transports, CUDA_MODULE_LOADING).
+ * transports, CUDA_MODULE_LOADING).  Only what is wrong weighs on the
+ * environment's score: clocks held down for heat or a hardware slowdown
+ * (the power limit under full load is normal), the program's own kernels
+ * slower than their fast runs while another process was on the GPU (not
+ * its mere presence: the GPU's heavy user beside a light process is not
+ * slowed), a PCIe link narrower than it can be, and bad settings.
  */
 #include <stdlib.h>
 #include <strings.h>
@@ -20,6 +25,9 @@
  * heavy kernels runs at its power limit, which is no fault. */
 #define THROTTLE_BITS (1u << 3 | 1u << 5 | 1u << 6 | 1u << 7)
 #define POWER_CAP_BIT 2
+#define THROTTLE_MIN 0.2        /* of the samples: clocks held down */
+#define OTHER_MIN 0.2           /* of the samples: another process there */
+#define CONTENTION_MIN 0.05     /* of the kernel time lost: slowed */
 
 static int64_t num(const struct env_fact *f, int64_t dflt)
 {
@@ -111,10 +119,34 @@ void verdict_env_facts(const struct model *m, struct diagnosis *d)
 	if (i < 0)
 		return;
 	gpu_samples(&s->nvml[i], e);
+	e->contention = contention_share(d);
 	e->pcie_gen = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_GEN), 0);
 	e->pcie_gen_max = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_GEN_MAX), 0);
 	e->pcie_width = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_WIDTH), 0);
 	e->pcie_width_max = (int)num(DEV(&s->nvml[i], GT_ENV_PCIE_WIDTH_MAX), 0);
+}
+
+double verdict_env_contention(const struct diagnosis *d)
+{
+	const struct env_facts *e = &d->env;
+
+	return e->other_share >= OTHER_MIN && e->contention >= CONTENTION_MIN ?
+	       e->contention : 0;
+}
+
+double verdict_env_throttle(const struct diagnosis *d)
+{
+	const struct env_facts *e = &d->env;
+
+	return e->throttle_share >= THROTTLE_MIN ? 0.25 * e->throttle_share : 0;
+}
+
+double verdict_env_link(const struct diagnosis *d)
+{
+	const struct env_facts *e = &d->env;
+
+	return e->pcie_width > 0 && e->pcie_width < e->pcie_width_max ?
+	       1 - (double)e->pcie_width / e->pcie_width_max : 0;
 }
 
 /*

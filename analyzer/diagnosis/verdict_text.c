@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * verdict_text.c - the evidence behind each class, with its numbers, and
- * the change to make, in the framework's terms (PyTorch's DataLoader,
- * pin_memory/non_blocking, CUDA graphs and torch.compile, .item(), DDP
- * and NCCL settings).
+ * the change to make, in the terms of the framework the program uses
+ * (framework_words: PyTorch's DataLoader, pin_memory/non_blocking, CUDA
+ * graphs and torch.compile, .item(); JAX's jit and device_put; CUDA's
+ * cudaMemcpyAsync, cudaHostAlloc and graphs), never a fix the program
+ * already has: uploads already pinned and asynchronous, a step already
+ * launched as CUDA graphs, DataLoader workers already as many as the CPUs
+ * can run (then how many it would take).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "analyzer/diagnosis/diagnosis_internal.h"
 #include "analyzer/passes/env.h"
+#include "analyzer/passes/framework.h"
 #include "analyzer/passes/gpu.h"
 #include "analyzer/passes/memory.h"
 #include "analyzer/lib/units.h"
@@ -22,6 +27,7 @@ struct ctx {
 	double T;                   /* steady-state time (GPU) or host time */
 	int gpu;
 	const char *site;           /* the top sync bubble's call site */
+	const struct framework *fw;
 };
 
 static double share(const struct ctx *c, uint64_t ns)
@@ -45,6 +51,7 @@ static const char *per_step(const struct ctx *c, uint64_t ns, char *buf)
 #define CHANGE(...) snprintf(c->v->change, sizeof(c->v->change), __VA_ARGS__)
 #define EV(...) verdict_add_text(c->v, 0, __VA_ARGS__)
 #define ADV(...) verdict_add_text(c->v, 1, __VA_ARGS__)
+#define WORDS(t) framework_words(c->fw, (t))
 
 static void outside_evidence(struct ctx *c)
 {
@@ -62,9 +69,10 @@ static void outside_evidence(struct ctx *c)
 		cpu = x[0], loader = x[1], io = x[2], other = x[3];
 	}
 	EV("%s outside CUDA%s: CPU-bound in this process %.0f%%, waiting on "
-	   "DataLoader workers %.0f%%, I/O wait %.0f%%, other %.0f%%",
+	   "%s %.0f%%, I/O wait %.0f%%, other %.0f%%",
 	   c->gpu ? "GPU idle while the host was" : "host",
 	   per_step(c, cpu + loader + io + other, b), 100 * share(c, cpu),
+	   framework_dataloader(c->fw) ? "DataLoader workers" : "child processes",
 	   100 * share(c, loader), 100 * share(c, io), 100 * share(c, other));
 	if (e->have_cpu)
 		EV("CPU: this process %.2f cores, its child processes %.2f cores "
@@ -76,29 +84,76 @@ static void outside_evidence(struct ctx *c)
 		   "told from other host work");
 }
 
+/* Time outside CUDA the GPU waited through (data supply's), a share. */
+static double outside_share(const struct ctx *c)
+{
+	const uint64_t *x = c->d->steady.cause, *h = c->d->host.outside;
+
+	return c->gpu ? share(c, x[IC_CPU] + x[IC_LOADER] + x[IC_IO] + x[IC_OUTSIDE]) :
+	       share(c, h[0] + h[1] + h[2] + h[3]);
+}
+
+/*
+ * A DataLoader with workers that do not keep up.  They deliver a batch a
+ * step; for the GPU not to wait they must deliver one in the step less
+ * the wait: about n / (1 - wait) of them at their pace.  Each takes its
+ * share of the workers' CPU; when the extra ones need more cores than are
+ * free, the workers are the bottleneck and the samples must get cheaper.
+ */
+static void worker_texts(struct ctx *c)
+{
+	const struct env_facts *e = &c->d->env;
+	unsigned long long n = c->fw->workers;
+	double wait = outside_share(c), each = c->fw->worker_cores / (double)n;
+	double free_cores = e->allowed_cores > 0 ? e->allowed_cores - e->proc_cores -
+			    c->fw->worker_cores : 1e9;     /* not known: room */
+	unsigned long long need = (unsigned long long)((double)n /
+				  (1 - (wait < 0.9 ? wait : 0.9)) + 0.999);
+
+	need = need > n ? need : n + 1;
+	if (each < 0.3 || (double)(need - n) * each <= free_cores) {
+		CHANGE("raise num_workers from %llu to about %llu, prefetch_factor", n, need);
+		ADV("the %llu DataLoader workers do not keep up: about %llu would at "
+		    "the pace each has now (the GPU waits %.0f%% of the time; each "
+		    "worker uses %.2f cores): num_workers=%llu, persistent_workers=True, "
+		    "prefetch_factor=4", n, need, 100 * wait, each, need);
+		return;
+	}
+	CHANGE("the %llu DataLoader workers are the bottleneck: cheaper samples, "
+	       "or more CPUs", n);
+	ADV("the %llu DataLoader workers are the bottleneck: at their pace it "
+	    "would take about %llu (%.2f cores each) and %.1f cores are free: "
+	    "make each sample cheaper (decode once and cache, smaller inputs, "
+	    "augmentation on the GPU) or give the job more CPUs", n, need, each,
+	    free_cores > 0 ? free_cores : 0);
+}
+
+/* No workers: load batches in some, in the framework's terms. */
+static void no_worker_texts(struct ctx *c, int k)
+{
+	if (framework_dataloader(c->fw)) {
+		CHANGE("load batches in DataLoader workers (num_workers=%d, "
+		       "persistent_workers=True)", k);
+		ADV("load batches in worker processes: DataLoader(num_workers=%d, "
+		    "persistent_workers=True, pin_memory=True, prefetch_factor=2); "
+		    "start near the physical cores and measure the knee", k);
+		return;
+	}
+	CHANGE(WORDS(FW_DATA_CHANGE), k);
+	ADV(WORDS(FW_DATA_ADVICE), k);
+}
+
 static void data_texts(struct ctx *c)
 {
 	const struct env_facts *e = &c->d->env;
-	int workers = e->children_max > 0 || e->child_cores > 0.1;
 	int k = e->allowed_cores > 32 ? 16		/* also a corrupt huge count */
 	      : e->allowed_cores > 2 ? (int)(e->allowed_cores / 2) : 2;
 
 	outside_evidence(c);
-	if (workers)
-		CHANGE("more DataLoader workers (now %llu), prefetch_factor",
-		       (unsigned long long)e->children_max);
+	if (framework_dataloader(c->fw) && c->fw->workers)
+		worker_texts(c);
 	else
-		CHANGE("load batches in DataLoader workers (num_workers=%d, "
-		       "persistent_workers=True)", k > 16 ? 16 : k);
-	if (!workers)
-		ADV("load batches in worker processes: DataLoader(num_workers=%d, "
-		    "persistent_workers=True, pin_memory=True, prefetch_factor=2); "
-		    "start near the physical cores and measure the knee", k > 16 ? 16 : k);
-	else
-		ADV("the workers do not keep up: raise num_workers (now %llu "
-		    "processes), persistent_workers=True, prefetch_factor=4; "
-		    "too many workers cost memory and context switches",
-		    (unsigned long long)e->children_max);
+		no_worker_texts(c, k > 16 ? 16 : k);
 	if (c->gpu ? c->d->steady.cause[IC_IO] : c->d->host.outside[2])
 		ADV("I/O wait: copy the dataset to local disk or memory, read "
 		    "larger files (WebDataset, LMDB), check iostat -x");
@@ -110,11 +165,8 @@ static void data_texts(struct ctx *c)
 static void cpu_texts(struct ctx *c)
 {
 	outside_evidence(c);
-	CHANGE("move augmentation to the GPU, or give the job more CPUs");
-	ADV("move simple augmentation (normalize, flip, crop) to the GPU "
-	    "(torchvision.transforms.v2 on CUDA tensors, kornia, DALI); keep heavy "
-	    "augmentation (RandAugment, MixUp) in the workers; measure each "
-	    "transform's cost first");
+	CHANGE("move preprocessing to the GPU, or give the job more CPUs");
+	ADV("%s", WORDS(FW_CPU_ADVICE));
 	ADV("decode once and cache preprocessed samples, or give the job more "
 	    "CPUs (it may use %.0f)", c->d->env.allowed_cores);
 }
@@ -171,8 +223,8 @@ static void batch_texts(struct ctx *c)
 		   "(%s)", fmt_bytes(m1, sizeof(m1), e->self_mem),
 		   fmt_bytes(m2, sizeof(m2), e->gpu_mem), e->gpu_mem_source);
 	ADV("raise the batch size until GPU memory is 80-90%% used; if the batch "
-	    "must stay small, keep the effective batch with gradient accumulation "
-	    "and cut launch overhead with CUDA graphs");
+	    "must stay small, keep the effective batch with gradient "
+	    "accumulation%s", verdict_graphs_used(d) ? "" : WORDS(FW_BATCH_OVERHEAD));
 }
 
 static void memory_texts(struct ctx *c)
@@ -203,15 +255,20 @@ static void memory_texts(struct ctx *c)
 		   100 * share(c, s->cause[IC_COPY]),
 		   100 * share(c, s->sync_kind[SK_UPLOAD]));
 	findings_evidence(c, &pageable, &waited);
+	waited |= c->gpu && s->sync_kind[SK_UPLOAD];
 	if (!batch_first)
-		CHANGE(pageable ? "pinned memory and .to(device, non_blocking=True)"
-				: ".to(device, non_blocking=True) for pinned copies");
+		CHANGE("%s", pageable ? WORDS(FW_PIN_CHANGE) : waited ?
+		       WORDS(FW_ASYNC_CHANGE) : "move less data per step, or keep it on "
+		       "the GPU");
 	if (pageable)
-		ADV("pin the batches and copy asynchronously: DataLoader(pin_memory=True) "
-		    "or tensor.pin_memory(), then .to(device, non_blocking=True)");
-	if (waited || (c->gpu && s->sync_kind[SK_UPLOAD]))
-		ADV("pinned copies are waited for at once: .to(device, non_blocking=True) "
-		    "lets them overlap with compute (prefetch the next batch)");
+		ADV("%s", WORDS(FW_PIN_ADVICE));
+	if (waited)
+		ADV("%s", WORDS(FW_ASYNC_ADVICE));
+	if (!pageable && !waited && memory_uploads_async(c->m))
+		ADV("the uploads already come from pinned memory, asynchronously: "
+		    "move less data (compact types such as uint8 images, converted "
+		    "on the GPU), keep what does not change on the GPU, and copy "
+		    "the next batch during this step's compute");
 	if (!batch_first && (c->gpu ? batch : verdict_lowfill_launches(d)) >= 0.3)
 		batch_texts(c);
 }
@@ -264,11 +321,9 @@ static void comm_texts(struct ctx *c)
 			sync_sites(c);
 		}
 		if (h->drained >= h->state[HC_NCCL]) {
-			CHANGE("remove the per-step sync (.item(), .cpu())%s%s",
+			CHANGE("remove the per-step sync (%s)%s%s", WORDS(FW_READBACK),
 			       c->site ? " at " : "", c->site ? c->site : "");
-			ADV("remove the per-step sync (loss.item(), .cpu(), printing "
-			    "a tensor): keep running sums on the GPU and read them "
-			    "every N steps; use non_blocking copies");
+			ADV("%s", WORDS(FW_SYNC_ADVICE));
 		}
 		if (h->state[HC_NCCL])
 			EV("host inside NCCL calls %.0f%% of the time",
@@ -278,29 +333,38 @@ static void comm_texts(struct ctx *c)
 
 		if (sync)
 			EV("sync bubbles: GPU idle %.0f%% after host waits%s (%.0f%% "
-			   "after reading a result back: .item(), .cpu())",
+			   "after reading a result back: %s)",
 			   100 * share(c, sync), per_step(c, sync, b),
-			   100 * share(c, s->sync_kind[SK_READBACK]));
+			   100 * share(c, s->sync_kind[SK_READBACK]), WORDS(FW_READBACK));
 		sync_sites(c);
 		if (sync >= s->cause[IC_COMM])
-			CHANGE("remove the per-step sync (.item(), .cpu())%s%s",
+			CHANGE("remove the per-step sync (%s)%s%s", WORDS(FW_READBACK),
 			       c->site ? " at " : "", c->site ? c->site : "");
 		else
 			CHANGE("overlap NCCL with compute, all-reduce less often");
 		if (sync)
-			ADV("remove the per-step sync (loss.item(), .cpu(), printing "
-			    "a tensor): keep running sums on the GPU and read them "
-			    "every N steps; use non_blocking copies");
+			ADV("%s", WORDS(FW_SYNC_ADVICE));
 		if (s->cause[IC_COMM])
 			EV("GPU waiting on NCCL (collectives running alone or host "
 			   "in NCCL)%s: %.0f%%", per_step(c, s->cause[IC_COMM], b),
 			   100 * share(c, s->cause[IC_COMM]));
 	}
 	if (c->gpu ? s->cause[IC_COMM] : d->host.state[HC_NCCL])
-		ADV("overlap communication with compute (DDP bucket_cap_mb), "
-		    "all-reduce less often (gradient accumulation with no_sync()), "
-		    "use DistributedSampler with sampler.set_epoch(epoch); check the "
-		    "topology (nvidia-smi topo -m, NCCL_P2P_DISABLE, NCCL_DEBUG=INFO)");
+		ADV("%s", WORDS(FW_NCCL_ADVICE));
+}
+
+/* The step already launches CUDA graphs: what is left between kernels. */
+static void graphs_texts(struct ctx *c)
+{
+	const struct diagnosis *d = c->d;
+
+	EV("the step already runs as CUDA graphs: %llu graph launch%s, %.0f%% of "
+	   "the kernels in them", (unsigned long long)d->region_graphs,
+	   plural(d->region_graphs, "", "es"), 100 * verdict_graph_share(d));
+	CHANGE("fewer, larger kernels (the step is already a CUDA graph)");
+	ADV("the gaps are between the kernels of the graphs: fuse small kernels "
+	    "and give each more work (a larger batch, fused ops); a graph does "
+	    "not remove the time a kernel takes to start after the one before");
 }
 
 static void kernel_texts(struct ctx *c)
@@ -329,10 +393,12 @@ static void kernel_texts(struct ctx *c)
 		EV("host inside launch calls %.0f%% of the time (GPU side unknown)",
 		   100 * share(c, d->host.state[HC_FEED]));
 	}
-	CHANGE("CUDA graphs or torch.compile(mode=\"reduce-overhead\")");
-	ADV("replay the step as a CUDA graph (torch.cuda.graph, or "
-	    "torch.compile(mode=\"reduce-overhead\")) and fuse small ops with "
-	    "torch.compile; judge after ~100 steps, compilation takes a while");
+	if (verdict_graphs_used(d)) {
+		graphs_texts(c);
+		return;
+	}
+	CHANGE("%s", WORDS(FW_GRAPH_CHANGE));
+	ADV("%s", WORDS(FW_GRAPH_ADVICE));
 }
 
 /* The settings' evidence; 1 when one of them gives the change. */
@@ -377,38 +443,59 @@ static int setting_texts(struct ctx *c)
 	return 0;
 }
 
-static void env_texts(struct ctx *c)
+/* The machine's evidence: only what is wrong (verdict_env.c); the
+ * change for the largest part of it. */
+static void machine_texts(struct ctx *c, int set)
 {
 	const struct env_facts *e = &c->d->env;
-	int set = setting_texts(c);
+	const struct diagnosis *d = c->d;
+	double shared = verdict_env_contention(d) + (c->gpu ? share(c, d->steady.cause[IC_ENV]) : 0);
+	double heat = verdict_env_throttle(d), link = verdict_env_link(d);
 
-	if (c->gpu && c->d->steady.cause[IC_ENV])
+	if (c->gpu && d->steady.cause[IC_ENV])
 		EV("work queued while another process held the GPU: %.0f%%",
-		   100 * share(c, c->d->steady.cause[IC_ENV]));
-	if (e->throttle_share > 0)
+		   100 * share(c, d->steady.cause[IC_ENV]));
+	if (verdict_env_contention(d) > 0)
+		EV("this process's kernels took %.0f%% of their time beyond their "
+		   "fast runs (each function and grid's 10th percentile) while "
+		   "another process was on the GPU in %.0f%% of the samples",
+		   100 * e->contention, 100 * e->other_share);
+	if (heat > 0)
 		EV("clocks held down (thermal or hardware slowdown) in %.0f%% of the "
 		   "samples", 100 * e->throttle_share);
-	if (e->power_cap_share > 0)
-		EV("at the power limit in %.0f%% of the samples (normal under full "
-		   "load; a lowered limit, nvidia-smi -pl, costs speed)",
-		   100 * e->power_cap_share);
-	if (e->other_share > 0)
-		EV("another process on the GPU in %.0f%% of the samples",
-		   100 * e->other_share);
-	if (e->pcie_width && e->pcie_width < e->pcie_width_max)
-		EV("PCIe link x%d of x%d", e->pcie_width, e->pcie_width_max);
-	if (e->driver_version && e->runtime_version)
-		EV("driver supports CUDA %lld.%lld, the program's runtime is %lld.%lld",
-		   (long long)e->driver_version / 1000,
+	if (link > 0)
+		EV("PCIe link x%d of x%d: copies run at %.0f%% of the link's speed",
+		   e->pcie_width, e->pcie_width_max, 100 * (1 - link));
+	if (e->driver_version && e->runtime_version &&
+	    e->driver_version < e->runtime_version)
+		EV("driver supports CUDA %lld.%lld, older than the program's runtime "
+		   "%lld.%lld", (long long)e->driver_version / 1000,
 		   (long long)e->driver_version % 1000 / 10,
 		   (long long)e->runtime_version / 1000,
 		   (long long)e->runtime_version % 1000 / 10);
 	if (set)
 		return;
-	CHANGE("fix throttling, GPU sharing or the PCIe link");
-	ADV("check clocks and limits (nvidia-smi -q -d CLOCK,TEMPERATURE,POWER), "
-	    "run alone on the GPU, keep the GPU in a full-width slot, use a driver "
-	    "at least as new as the runtime");
+	if (shared >= heat && shared >= link) {
+		CHANGE("run alone on the GPU: another process's work slows this one's");
+		ADV("another process computes on the same GPU (nvidia-smi shows it): "
+		    "run the job on a GPU of its own, or give each process a share "
+		    "(MIG, MPS) so that they stop taking turns");
+	} else if (heat >= link) {
+		CHANGE("fix the cooling or the hardware slowdown holding clocks down");
+		ADV("check clocks and their reasons (nvidia-smi -q -d "
+		    "CLOCK,PERFORMANCE,TEMPERATURE): thermal slowdown needs airflow "
+		    "or a cooler room, a hardware slowdown a look at the power supply");
+	} else {
+		CHANGE("put the GPU in a full-width PCIe slot");
+		ADV("the link runs narrower than the GPU can: reseat it in a x%d "
+		    "slot, check the BIOS's lane settings (nvidia-smi -q -d PCIE)",
+		    e->pcie_width_max);
+	}
+}
+
+static void env_texts(struct ctx *c)
+{
+	machine_texts(c, setting_texts(c));
 }
 
 static void healthy_texts(struct ctx *c)
@@ -421,8 +508,7 @@ static void healthy_texts(struct ctx *c)
 		   100 * share(c, c->d->host.state[HC_WAIT]));
 	CHANGE("nothing big outside the kernels: tune them (Nsight Compute)");
 	ADV("compute-bound: look inside the kernels (Nsight Compute: memory "
-	    "throughput near 100%% means memory-bound: fuse with torch.compile, use "
-	    "mixed precision and Tensor Cores)");
+	    "throughput near 100%% means memory-bound: %s)", WORDS(FW_FUSE));
 	ADV("utilization is not the goal: judge by end-to-end throughput");
 }
 
@@ -454,7 +540,8 @@ const char *verdict_gain_text(const struct verdict *v, int short_form,
 void verdict_texts(const struct model *m, const struct diagnosis *d,
 		   struct verdict *v)
 {
-	struct ctx c = { m, d, v, 0, d->have_gpu && d->steady.span_ns, NULL };
+	struct ctx c = { m, d, v, 0, d->have_gpu && d->steady.span_ns, NULL,
+			 framework_of(m) };
 
 	c.T = (double)(c.gpu ? d->steady.span_ns : d->host.span_ns);
 	if (!c.gpu && gpu_no_window_yet(m))

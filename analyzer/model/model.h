@@ -91,6 +91,7 @@ struct model {
 	struct nvtx_stats *nvtx;        /* nvtx.c */
 	struct env_stats *env;          /* env.c, env_samples.c */
 	struct callsites *callsites;    /* callsite.c */
+	struct framework *framework;    /* framework.c */
 	struct gpu_stats *gpu;          /* gpu.c */
 	struct diagnosis *diag;         /* diagnosis.c */
 	struct cost_stats *cost;        /* cost.c */

@@ -9,7 +9,10 @@
  * a copy that could have overlapped.  An async copy of pinned memory that
  * the same thread waits for at once (the next thing it does is to
  * synchronize its stream or context) is synchronous in effect: that is
- * what tensor.to(device) without non_blocking=True does.  Pinned
+ * what tensor.to(device) without non_blocking=True does.  A copy to the
+ * host that is waited for, or a small one (64 KiB at most: a value such
+ * as loss.item()'s), is a readback: a sync, which the diagnosis reports,
+ * not a copy to pin or make asynchronous.  Pinned
  * allocations are counted per
  * second of the run, so allocations in the steady state (after the first
  * quarter of the traced span) can be told from start-up ones; memory
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "analyzer/lib/hmap.h"
+#include "analyzer/passes/framework.h"
 #include "analyzer/passes/memory.h"
 #include "analyzer/model/model_internal.h"
 #include "analyzer/lib/units.h"
@@ -30,6 +34,9 @@ struct second {
 	uint64_t sec;
 	uint64_t calls, bytes, ns;
 };
+
+#define SMALL_READBACK (64u << 10)  /* a copy to the host this small
+				       reads a value back */
 
 /* An async pinned copy, until its thread does something else. */
 struct pending_copy {
@@ -47,6 +54,9 @@ struct memory_stats {
 	                               call months later costs one entry) */
 	uint64_t first_t0;           /* the span ends at the model's last_t1 */
 	uint64_t cost[FIND_KINDS][3];   /* calls, bytes, ns */
+	uint64_t upload_async;      /* bytes uploaded from pinned memory by
+				       async calls (some maybe waited for) */
+	uint64_t upload_pageable;   /* ... from pageable memory */
 };
 
 static NOINLINE struct memory_stats *stats(struct model *m)
@@ -105,9 +115,8 @@ static void follow_copy(struct memory_stats *s, const struct dump_event *ev)
 	if (ev->op->kind != GT_KIND_COPY || !(ev->op->flags & GT_OPF_ASYNC))
 		return;
 	mem = ev->arg[GT_ARG_COPY_MEMORY] & GT_MEM_MASK;
-	if (mem != GT_MEM_PINNED || (ev->op->direction != GT_DIR_HTOD &&
-				     ev->op->direction != GT_DIR_DTOH))
-		return;
+	if (mem != GT_MEM_PINNED || ev->op->direction != GT_DIR_HTOD)
+		return;                 /* a readback waited for: a sync */
 	if (!p) {
 		p = xcalloc(1, sizeof(*p));
 		hmap_put_int(&s->pending, ev->tid, p);
@@ -116,21 +125,38 @@ static void follow_copy(struct memory_stats *s, const struct dump_event *ev)
 	s->live++;
 }
 
+/* The bytes of an upload, by how it was made. */
+static void add_upload(struct memory_stats *s, const struct dump_event *ev,
+		       uint64_t mem)
+{
+	uint64_t b = ev->arg[GT_ARG_COPY_BYTES];
+
+	if ((mem & GT_MEM_MASK) == GT_MEM_PINNED && (ev->op->flags & GT_OPF_ASYNC))
+		s->upload_async = sat_add(s->upload_async, b);
+	else if ((mem & GT_MEM_MASK) == GT_MEM_PAGEABLE)
+		s->upload_pageable = sat_add(s->upload_pageable, b);
+}
+
 static void add_copy(struct model *m, struct memory_stats *s,
 		     const struct dump_event *ev)
 {
 	uint64_t mem = ev->arg[GT_ARG_COPY_MEMORY];
 	struct row *row = copy_class_row(m, ev->op->direction, mem & GT_MEM_MASK,
 					 !!(ev->op->flags & GT_OPF_ASYNC));
+	int back = ev->op->direction == GT_DIR_DTOH;
 
 	row->calls++;
 	row->bytes = sat_add(row->bytes, ev->arg[GT_ARG_COPY_BYTES]);
 	row->total_ns = sat_add(row->total_ns, ev->dur);
+	if (ev->op->direction == GT_DIR_HTOD)
+		add_upload(s, ev, mem);
+	if (back && ev->arg[GT_ARG_COPY_BYTES] <= SMALL_READBACK)
+		return;                 /* a value read back: a sync */
 	if ((mem & GT_MEM_MASK) == GT_MEM_PAGEABLE)
 		add_cost(s, FIND_PAGEABLE, ev);
 	if (mem & GT_COPYF_STAGED)
 		add_cost(s, FIND_STAGED, ev);
-	if (mem & GT_COPYF_SYNC_PINNED)
+	if ((mem & GT_COPYF_SYNC_PINNED) && !back)
 		add_cost(s, FIND_SYNC_PINNED, ev);
 }
 
@@ -215,34 +241,33 @@ static const struct {
 	const char *id;
 	const char *one, *many;         /* the noun, by count */
 	const char *what;               /* what follows it */
-	const char *change;
+	int change;                     /* enum fw_topic, or -1: */
+	const char *words;              /* ... these words */
 } finding_text[FIND_KINDS] = {
 	[FIND_PAGEABLE] = { "pageable_copies",
 		"copy", "copies", " of pageable host memory",
-		"pin the host buffers (DataLoader(pin_memory=True), "
-		"tensor.pin_memory(), cudaHostAlloc) so the GPU can read "
-		"them directly" },
+		FW_PAGEABLE_FINDING, NULL },
 	[FIND_STAGED] = { "staged_async_copies",
 		"async copy", "async copies",
 		" of pageable memory, staged by the driver while "
-		"the host waited",
+		"the host waited", -1,
 		"pin the memory; only then do they overlap with compute" },
 	[FIND_SYNC_PINNED] = { "sync_pinned_copies",
-		"copy", "copies", " of pinned memory the host waited for at once "
-		"(synchronous calls, or async ones followed by a wait)",
-		"copy with non_blocking=True (cudaMemcpyAsync) to overlap them "
-		"with compute" },
+		"copy", "copies", " of pinned memory to the GPU the host waited "
+		"for at once (synchronous calls, or async ones followed by a "
+		"wait)", FW_SYNC_PINNED_FINDING, NULL },
 	[FIND_STEADY_ALLOC] = { "steady_pinned_allocs",
 		"pinned allocation", "pinned allocations",
 		" after start-up (pinning is slow and eats "
-		"host memory)",
-		"allocate pinned buffers once and reuse them (PyTorch's caching "
-		"host allocator does; check for tensors pinned per step)" },
+		"host memory)", FW_ALLOC_FINDING, NULL },
 };
 
-static void describe(struct finding *f, enum finding_kind k, const uint64_t *c)
+static void describe(const struct model *m, struct finding *f,
+		     enum finding_kind k, const uint64_t *c)
 {
 	char bytes[UNITS_BUF], ns[UNITS_BUF];
+	const char *change = finding_text[k].change < 0 ? finding_text[k].words :
+			     framework_words(framework_of(m), finding_text[k].change);
 
 	f->kind = k;
 	f->id = finding_text[k].id;
@@ -253,7 +278,7 @@ static void describe(struct finding *f, enum finding_kind k, const uint64_t *c)
 		 "time; %s", c[0], plural(c[0], finding_text[k].one,
 					  finding_text[k].many),
 		 finding_text[k].what, fmt_bytes(bytes, sizeof(bytes), c[1]),
-		 fmt_ns(ns, sizeof(ns), c[2]), finding_text[k].change);
+		 fmt_ns(ns, sizeof(ns), c[2]), change);
 }
 
 int memory_findings(const struct model *m, struct finding *out)
@@ -266,11 +291,23 @@ int memory_findings(const struct model *m, struct finding *out)
 		return 0;
 	for (int k = 0; k < FIND_STEADY_ALLOC; k++)
 		if (s->cost[k][0])
-			describe(&out[n++], (enum finding_kind)k, s->cost[k]);
+			describe(m, &out[n++], (enum finding_kind)k, s->cost[k]);
 	steady_allocs(m, steady);
 	if (steady[0])
-		describe(&out[n++], FIND_STEADY_ALLOC, steady);
+		describe(m, &out[n++], FIND_STEADY_ALLOC, steady);
 	return n;
+}
+
+int memory_uploads_async(const struct model *m)
+{
+	const struct memory_stats *s = m->memory;
+	uint64_t waited, all;
+
+	if (!s || !s->upload_async)
+		return 0;
+	waited = s->cost[FIND_SYNC_PINNED][1];
+	all = sat_add(s->upload_async, s->upload_pageable);
+	return (double)sat_add(waited, s->upload_pageable) <= 0.1 * (double)all;
 }
 
 void memory_release(struct model *m)

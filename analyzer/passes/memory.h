@@ -36,6 +36,10 @@ struct pinned_allocs memory_pinned_allocs(const struct model *m);
 
 /* The findings that apply, at most FIND_KINDS; returns their number. */
 int memory_findings(const struct model *m, struct finding *out);
+/* Whether the program's uploads already come from pinned memory by
+ * async calls not waited for at once (all but a tenth of their bytes):
+ * pinning and non_blocking are in use. */
+int memory_uploads_async(const struct model *m);
 void memory_release(struct model *m);
 
 #endif /* GPUTRACE_ANALYZER_MEMORY_H */

@@ -9,7 +9,8 @@
  *             before the diagnosis, the model's rows before the passes
  *             that take an event's row
  *   finish    the model's totals, then table order: the GPU timeline
- *             before NVTX (which asks it for busy time)
+ *             before NVTX (which asks it for busy time), the framework
+ *             before the diagnosis (which words its advice for it)
  *   release   table order
  *
  * A pass the reports do not all need (the HTML report's timeline) runs
@@ -22,6 +23,7 @@
 #include "analyzer/passes/cost.h"
 #include "analyzer/diagnosis/diagnosis.h"
 #include "analyzer/passes/env.h"
+#include "analyzer/passes/framework.h"
 #include "analyzer/passes/gpu.h"
 #include "analyzer/passes/memory.h"
 #include "analyzer/model/model.h"
@@ -117,6 +119,8 @@ static const struct pass passes[] = {
 	{ "nvtx",       nvtx_add,         KIND(GT_KIND_NVTX),
 			KIND(GT_KIND_LAUNCH), WITH_NVTX,
 	  nvtx_finish_busy, nvtx_release },
+	{ "framework",  framework_add,    0, 0, ANY,
+	  framework_finish, framework_release },
 	{ "diagnosis",  diagnosis_add,    ALL, 0, ANY,
 	  diagnosis_finish, diagnosis_release },
 	{ "cost",       cost_record,      0, 0, ANY,

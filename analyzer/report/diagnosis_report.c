@@ -169,7 +169,7 @@ static void host_table(FILE *out, const struct host_breakdown *h)
 	};
 	static const char *const outside[] = {
 		"outside CUDA: CPU-bound in this process",
-		"outside CUDA: waiting on DataLoader workers",
+		"outside CUDA: waiting on worker processes",
 		"outside CUDA: I/O wait", "outside CUDA: other",
 	};
 	char buf[UNITS_BUF], share[16];

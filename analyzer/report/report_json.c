@@ -9,6 +9,7 @@
 #include "analyzer/passes/cost.h"
 #include "analyzer/diagnosis/diagnosis.h"
 #include "analyzer/passes/env.h"
+#include "analyzer/passes/framework.h"
 #include "analyzer/passes/gpu.h"
 #include "analyzer/lib/json.h"
 #include "analyzer/passes/memory.h"
@@ -216,6 +217,7 @@ void report_json(FILE *out, const struct model *m)
 	json_begin_object(&j);
 	put_uint(&j, "format_version", m->format_version);
 	process(&j, m);
+	framework_report_json(&j, m);
 	put_uint(&j, "wall_ns", m->wall_ns);
 	put_uint(&j, "events", m->events);
 	put_uint(&j, "dropped", m->dropped);

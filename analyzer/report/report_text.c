@@ -12,6 +12,7 @@
 #include "analyzer/passes/cost.h"
 #include "analyzer/diagnosis/diagnosis.h"
 #include "analyzer/passes/env.h"
+#include "analyzer/passes/framework.h"
 #include "analyzer/passes/gpu.h"
 #include "analyzer/passes/memory.h"
 #include "analyzer/passes/nccl.h"
@@ -250,6 +251,7 @@ static void print_header(FILE *out, const struct model *m)
 	     *m->host ? m->host : "?", rank,
 	     fmt_ns(wall, sizeof(wall), m->wall_ns), m->events, m->dropped,
 	     m->threads);
+	framework_report_text(out, m);
 	if (m->ends_early)
 		report_line(out, "warning: the dump ends early: "
 		     DUMP_ENDS_EARLY_WHY);

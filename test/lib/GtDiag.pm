@@ -12,6 +12,8 @@
 #   $g->kernel(7000, 9000, grid => [1024]);     # start, end on the GPU
 #   $g->sync(1, 10000, 50000, stack => 1);
 #   $g->stack(1, ['train.py', 'train_step', 57]);
+#   $g->native(1, 0x7000_1000);                 # its return addresses
+#   $g->module('/x/site-packages/torch/lib/libtorch_cuda.so', 0x7000_0000, 1 << 20);
 #   $g->sample(0, proc => 0, child => 0);       # cumulative CPU ns
 #   my $j = $g->analyze;                        # the --json output, decoded
 #
@@ -36,7 +38,7 @@ use GtMore;
 
 use constant {
 	KIND_HOSTALLOC => 6, KIND_NCCL => 7, KIND_NVTX => 8,
-	CHUNK_STACK => 11, CHUNK_GPU => 13, CHUNK_SAMPLE => 15,
+	CHUNK_STACK => 11, CHUNK_MODULES => 12, CHUNK_GPU => 13, CHUNK_SAMPLE => 15,
 	CHUNK_ENV => 16, CHUNK_WINDOW => 18, CHUNK_CLOCK => 19, CHUNK_STEPS => 21,
 	GPU_KERNEL => 1, GPU_MEMCPY => 2, GPU_GRAPH => 5, GPU_STATE => 6,
 	SCOPE_HOST => 0xffffffff, SCOPE_CUDA => 0x40000000,
@@ -65,6 +67,9 @@ sub new {
 						      # [[key, value, text]...]
 
 		       settings => $o{settings},      # ["NAME=value"...]
+		       exe => $o{exe} // '/usr/bin/python3',
+		       argv => $o{argv} // ['python3', 'train.py'],
+		       modules => [], natives => {},
 		       pid => $o{pid} // 42, host => $o{host} // 'node1',
 		       rank => $o{rank}, comm => $o{comm} }, $class;
 }
@@ -187,10 +192,55 @@ sub stack {
 
 # A host sample: t, proc (CPU ns of this process, cumulative), child,
 # iowait, total (the machine's), children.
+# 10 steps of 50 ms: 45 ms of host work outside CUDA, then 5 launches and
+# a 4 ms kernel; CPU samples every 10 ms with the process using `proc`
+# cores, its `children` child processes `child` cores.
+sub loader_steps {
+	my ($self, %o) = @_;
+	my ($us, $ms) = (1000, 1000 * 1000);
+
+	for my $s (0 .. 9) {
+		my $b = $s * 50 * $ms;
+		$self->launch(1, $b + 45 * $ms + $_ * 20 * $us, 10 * $us) for 0 .. 4;
+		$self->kernel($b + 45 * $ms + 20 * $us, $b + 49 * $ms);
+	}
+	for my $i (0 .. 50) {
+		my $t = $i * 10 * $ms;
+		$self->sample($t, proc => $t * ($o{proc} // 1), child => $t * ($o{child} // 0),
+			      children => $o{children} // 0);
+	}
+	return $self;
+}
+
+# Native return addresses of stack id, innermost first.
+sub native {
+	my ($self, $id, @pcs) = @_;
+
+	$self->{natives}{$id} = \@pcs;
+	return $self;
+}
+
+# An object loaded in the process: path, its lowest address, its size.
+sub module {
+	my ($self, $path, $start, $size) = @_;
+
+	push @{ $self->{modules} }, [$path, $start, $size];
+	return $self;
+}
+
 sub sample {
 	my ($self, $t, %o) = @_;
 
 	push @{ $self->{samples} }, { t => $t, %o };
+	return $self;
+}
+
+# An NVML sample of device 0: t, util (%), reasons (clock reason bits),
+# other (another process's pid), other_mem, self_mem (bytes).
+sub gpu_sample {
+	my ($self, $t, %o) = @_;
+
+	push @{ $self->{gpu_samples} }, { t => $t, %o };
 	return $self;
 }
 
@@ -247,9 +297,15 @@ sub write_env {
 sub write_stacks {
 	my ($self, $d) = @_;
 
+	my @m = @{ $self->{modules} };
+
+	$d->add_chunk(CHUNK_MODULES, pack('V V', scalar @m, 0) .
+		      join('', map { pack('Q< Q< Q< V C a3 a32', $_->[1], $_->[1], $_->[2],
+					  $d->string($_->[0]), 0, '', '') } @m)) if @m;
 	for my $id (sort { $a <=> $b } keys %{ $self->{stacks} }) {
 		my @f = @{ $self->{stacks}{$id} };
-		my $p = pack('V v v', $id, 0, scalar @f);
+		my @pc = @{ $self->{natives}{$id} // [] };
+		my $p = pack('V v v', $id, scalar @pc, scalar @f) . pack('Q<*', @pc);
 
 		$p .= pack('V V V V', $d->string($_->[0]), $d->string($_->[1]), $_->[2], 0)
 			for @f;
@@ -327,6 +383,14 @@ sub write_samples {
 			     [38, $s->{iowait} // 0]);
 		$d->add_chunk(CHUNK_SAMPLE, info_chunk($s->{t}, SCOPE_HOST, @items));
 	}
+	for my $s (@{ $self->{gpu_samples} // [] }) {
+		my @items = ([1, $s->{util} // 100], [5, $s->{reasons} // 0],
+			     [11, $s->{self_mem} // (1 << 30)]);
+
+		push @items, [9, $s->{other}], [10, $s->{other_mem} // (1 << 30)]
+			if $s->{other};
+		$d->add_chunk(CHUNK_SAMPLE, info_chunk($s->{t}, 0, @items));
+	}
 }
 
 # Step boundaries the library wrote (GT_CHUNK_STEPS): source 1 the launch
@@ -347,7 +411,7 @@ sub dump_path {
 	my $last = 0;
 
 	$d->process(host => $self->{host}, rank => $self->{rank},
-		    exe => '/usr/bin/python3', argv => ['python3', 'train.py']);
+		    exe => $self->{exe}, argv => $self->{argv});
 	GtMore::comm($d, %{ $self->{comm} }) if $self->{comm};
 	$self->write_ops($d);
 	$self->write_env($d);

@@ -54,7 +54,8 @@ sub adds_up {
 	like($v->{change}, qr/train\.py:57/, 'sync: the change names the line');
 
 	my @lines = split /\n/, $g->report;
-	like($lines[2], qr/^Verdict: communication & sync/, 'text: the verdict opens the report');
+	like($lines[2], qr/^program: /, 'text: the program under the header');
+	like($lines[3], qr/^Verdict: communication & sync/, 'text: the verdict opens the report');
 	like($g->report, qr/^  Why: sync bubbles/m, 'text: the evidence');
 	like($g->report, qr/^  Change \(estimated: step time -15% to -31%\)/m, 'text: the change and its gain');
 	ok(!grep({ length > 100 } @lines), 'text: 100 columns at most');
@@ -123,18 +124,13 @@ sub adds_up {
 sub loader_run {
 	my (%o) = @_;
 	my $g = GtDiag->new(affinity => $o{affinity});
+	my $sp = '/usr/lib/python3/dist-packages';
 
-	for my $s (0 .. 9) {
-		my $b = $s * 50 * $MS;
-		$g->launch(1, $b + 45 * $MS + $_ * 20 * $US, 10 * $US) for 0 .. 4;
-		$g->kernel($b + 45 * $MS + 20 * $US, $b + 49 * $MS);
-	}
-	for my $i (0 .. 50) {
-		my $t = $i * 10 * $MS;
-		$g->sample($t, proc => $t * $o{proc}, child => $t * $o{child},
-			   children => $o{children});
-	}
-	return $g->analyze;
+	# a PyTorch program whose DataLoader pins its batches
+	$g->module("$sp/torch/lib/libtorch_cuda.so", 0x7000_0000, 1 << 20);
+	$g->stack(9, ["$sp/torch/utils/data/_utils/pin_memory.py", 'pin_memory', 70]);
+	$g->copy(1, 10 * $US, 10 * $US, dir => 'htod', memory => 'pinned', stack => 9);
+	return $g->loader_steps(%o)->analyze;
 }
 
 {
@@ -173,7 +169,8 @@ sub loader_run {
 
 	ok($idle->{copies} > 0.5 * $j->{diagnosis}{span_ns}, 'pageable: idle on copies');
 	is(top($j), 'memory_batch', 'pageable: memory & batch configuration');
-	like($j->{verdict}[0]{change}, qr/non_blocking=True/, 'pageable: pin and non_blocking');
+	like($j->{verdict}[0]{change}, qr/^pinned host memory \(cudaHostAlloc\) and cudaMemcpyAsync$/,
+	     'pageable, no framework seen: pin and copy asynchronously, in CUDA\'s words');
 	adds_up($j, 'pageable');
 }
 

@@ -46,7 +46,7 @@ is($sum, $j->{diagnosis}{span_ns}, 'pageable: causes and busy time add up');
 my $v = $j->{verdict}[0];
 ok($v->{est_gain_low} <= 0.75 && $v->{est_gain_high} >= 0.75,
    'pageable: the pinned twin measured -75%: inside the range');
-like($v->{change}, qr/pinned memory/, 'pageable: pin the memory');
+like($v->{change}, qr/pinned host memory \(cudaHostAlloc\)/, 'pageable: pin the memory (a CUDA C++ program)');
 
 $j = analyze('h200-tiny-batch.bin');
 is($j->{verdict}[0]{class}, 'memory_batch', 'tiny batch: memory & batch configuration');
