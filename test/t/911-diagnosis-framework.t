@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# 908-diagnosis-framework.t - which framework a program uses, on synthetic
+# 911-diagnosis-framework.t - which framework a program uses, on synthetic
 # dumps (GtDiag): told by the objects it loaded (by file name, or by the
 # package folder right after site-packages, never a folder above it), by
 # the call stacks of its CUDA calls (native frames in those objects,
