@@ -311,6 +311,34 @@ static void install_if_default(int sig)
 	get_sigaction()(sig, &mine, NULL);
 }
 
+/* Under the lock: a kept signal to SIG_IGN for real, if the program's
+ * setting is (before an exec), or ours back (after a failed one). */
+static void exec_kept(int sig, void (*fn)(int, siginfo_t *, void *), int failed)
+{
+	struct sigaction ign;
+
+	if (!sig || prog[sig].sa_handler != SIG_IGN)
+		return;
+	if (failed) {
+		install_kept(sig, fn);
+		return;
+	}
+	ign = prog[sig];
+	get_sigaction()(sig, &ign, NULL);
+}
+
+void gt_signals_exec(int failed)
+{
+	sigset_t old;
+
+	lock_take(&old);
+	if (atomic_load(&armed))
+		exec_kept(req_sig, on_request, failed);
+	if (atomic_load(&prof_kept))
+		exec_kept(SIGPROF, on_prof, failed);
+	lock_give(&old);
+}
+
 void gt_signals_after_fork(void)
 {
 	atomic_flag_clear(&lock);

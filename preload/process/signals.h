@@ -52,6 +52,13 @@ void gt_signals_request(int sig, void (*fn)(void));
  */
 int gt_signals_prof(int (*fn)(siginfo_t *si, void *uc));
 
+/*
+ * Around exec: a kept signal the program ignores is ignored for real
+ * before (failed = 0), as exec keeps SIG_IGN but puts a handler back to
+ * SIG_DFL; ours again if the exec failed (failed = 1).
+ */
+void gt_signals_exec(int failed);
+
 /* Fork child: our lock is free (the thread that held it is not there). */
 void gt_signals_after_fork(void);
 

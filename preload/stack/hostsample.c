@@ -104,14 +104,23 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Every period from now (on), or never (off). */
+static int set_timer(timer_t timer, int on)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+
+	if (on) {
+		its.it_interval.tv_sec = (time_t)(hs.period_ns / 1000000000u);
+		its.it_interval.tv_nsec = (long)(hs.period_ns % 1000000000u);
+		its.it_value = its.it_interval;
+	}
+	return timer_settime(timer, 0, &its, NULL);
+}
+
 /* A timer sending SIGPROF to thread tid every period; 0 or an errno. */
 static int make_timer(pid_t tid, uint64_t kind, timer_t *out)
 {
 	struct sigevent ev;
-	struct itimerspec its = {
-		.it_interval = { .tv_sec = (time_t)(hs.period_ns / 1000000000u),
-				 .tv_nsec = (long)(hs.period_ns % 1000000000u) },
-	};
 	clockid_t clock = hs.wall ? CLOCK_MONOTONIC : THREAD_CPUCLOCK(tid);
 
 	memset(&ev, 0, sizeof(ev));
@@ -119,10 +128,9 @@ static int make_timer(pid_t tid, uint64_t kind, timer_t *out)
 	ev.sigev_signo = SIGPROF;
 	ev.sigev_notify_thread_id = tid;
 	ev.sigev_value.sival_ptr = (void *)(uintptr_t)(MAGIC | kind);
-	its.it_value = its.it_interval;
 	if (timer_create(clock, &ev, out))
 		return errno;
-	if (timer_settime(*out, 0, &its, NULL)) {
+	if (set_timer(*out, 1)) {
 		int err = errno;
 
 		timer_delete(*out);
@@ -271,6 +279,12 @@ void gt_hostsample_thread_exit(void)
 	timer_delete(me.timer);
 	if (gettid() == hs.main_tid)
 		atomic_store(&hs.main_gen, 0);
+}
+
+void gt_hostsample_exec(int failed)
+{
+	if (me.gen && me.gen == generation())
+		set_timer(me.timer, failed);
 }
 
 void gt_hostsample_after_fork(void)

@@ -44,6 +44,14 @@ void gt_hostsample_after_fork(void);
  */
 void gt_hostsample_fork_child(void);
 
+/*
+ * Around exec (exec.c): the calling thread's timer is stopped before
+ * (failed = 0), so that no tick falls inside the exec and stays pending
+ * for the new image, where SIGPROF ends the program; armed again if the
+ * exec failed (failed = 1).
+ */
+void gt_hostsample_exec(int failed);
+
 /* Handler path: 1 when si is one of our ticks (taken), 0 when it is the
  * program's SIGPROF.  Async-signal-safe. */
 int gt_hostsample_signal(siginfo_t *si, void *uc);

@@ -13,7 +13,7 @@
 # call (a DataLoader worker) has its own dump with its samples.  Sampling
 # at 1000 Hz changes nothing where the library is pushed hardest: a fork
 # storm while threads launch, 2000 threads coming and going, SIGTERM while
-# threads launch: no hang, no lost call, complete dumps.
+# threads launch, an exec chain: no hang, no lost call, complete dumps.
 use strict;
 use warnings;
 no warnings 'portable';     # 64-bit addresses in hexadecimal
@@ -214,6 +214,20 @@ subtest 'sampling through a fork storm while threads launch' => sub {
 	}
 	is($bad, 0, "each child's dump is complete, with its $m launches");
 	all_calls($d{ $t[-1]{pid} } && $d{ $t[-1]{pid} }[0], $t[-1], 'the parent');
+};
+
+subtest 'an exec chain, each image sampled up to its exec' => sub {
+	my $r = GtRun::run(['w_hostcpu', 'exec', 20, 30], env => \%HARD);
+
+	is($r->{exit}, 0, 'exits 0: no image died of a tick') or diag(GtRun::describe($r));
+	like($r->{stdout}, qr/^exec chain done$/m, 'the last image ran');
+};
+
+subtest 'SIGPROF ignored before an exec is ignored after it' => sub {
+	my $r = GtRun::run(['w_hostcpu', 'ignexec'], env => \%HARD);
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	like($r->{stdout}, qr/^prof ignored=1$/m, 'the new image finds it ignored');
 };
 
 subtest 'sampling while 2000 threads come and go' => sub {
