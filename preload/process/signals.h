@@ -31,7 +31,11 @@ void gt_signals_init(void);
 
 /*
  * Install our handler for every watched signal the program left at
- * SIG_DFL.  Called once tracing has a dump (gt_writer_start), so a
+ * SIG_DFL, and keep the request signal and, when the host sampler is to
+ * run (hostsample.h), SIGPROF: ours stays whatever the program sets, and
+ * runs the program's setting for every SIGPROF that is not a tick of the
+ * sampler's (its handler, SIG_IGN, or SIG_DFL: the dump ended, then
+ * death).  Called once tracing has a dump (gt_writer_start), so a
  * program that never uses CUDA keeps its signals untouched.
  */
 void gt_signals_arm(void);
@@ -42,15 +46,6 @@ void gt_signals_arm(void);
  * handler for sig still runs, after fn; its default action does not.
  */
 void gt_signals_request(int sig, void (*fn)(void));
-
-/*
- * The host sampler's SIGPROF (hostsample.c): ours is installed now and
- * stays whatever the program sets; fn (async-signal-safe) is given each
- * SIGPROF first and returns 1 when it was its timer's, else the program's
- * setting runs as without the library (its handler, SIG_IGN, or SIG_DFL:
- * the dump ended, then death).  -1 when SIGPROF asks for GPU windows.
- */
-int gt_signals_prof(int (*fn)(siginfo_t *si, void *uc));
 
 /*
  * Around exec: a kept signal the program ignores is ignored for real

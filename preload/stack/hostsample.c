@@ -37,7 +37,6 @@
 #include "preload/base/internal.h"
 #include "preload/base/ops.h"
 #include "preload/base/settings.h"
-#include "preload/process/signals.h"
 #include "preload/record/ring.h"
 #include "preload/record/writer.h"
 #include "preload/stack/callsite.h"
@@ -71,6 +70,7 @@ static struct {
 	timer_t main_timer;             /* KIND_MAIN's */
 	atomic_uint main_gen;           /* generation it was armed in, 0 none */
 	int hooked;                     /* the end note's hook is in */
+	int prof;                       /* gt_hostsample_prof: 1 kept */
 	_Atomic uint64_t samples, no_stack, trimmed;    /* this dump's */
 } hs = { .hz = 0 };
 
@@ -88,6 +88,19 @@ void gt_hostsample_config(void)
 	hs.wall = gt_setting(GT_S_HOST_CLOCK) == 1;
 	hs.native = (int)gt_setting(GT_S_HOST_NATIVE);
 	hs.period_ns = hs.hz ? 1000000000ull / hs.hz : 0;
+	gt_writer_on_start(gt_hostsample_start);
+	if (hs.hz)
+		gt_ring_thread_hooks(gt_hostsample_thread, gt_hostsample_thread_exit);
+}
+
+int gt_hostsample_wanted(void)
+{
+	return hs.hz != 0;
+}
+
+void gt_hostsample_prof(int kept)
+{
+	hs.prof = kept;
 }
 
 static unsigned generation(void)
@@ -230,8 +243,9 @@ void gt_hostsample_start(void)
 	}
 	gt_callsite_prepare();
 	gt_writer_side_reserve(SIDE_ROOM);
-	if (gt_signals_prof(gt_hostsample_signal)) {
-		note_off("SIGPROF is GPUTRACE_GPU_SIGNAL", 1);
+	if (hs.prof != 1) {
+		note_off(hs.prof ? "SIGPROF is GPUTRACE_GPU_SIGNAL" :
+			 "no SIGPROF handler could be kept", 1);
 		return;
 	}
 	hs.main_tid = getpid();
