@@ -21,6 +21,9 @@
  *                           DataLoader worker), wait for it, launch again
  *   w_hostcpu exec N MS     launch, burn MS ms, then exec itself with N-1,
  *                           down to 0, which prints "exec chain done"
+ *   w_hostcpu remote MS     another thread makes the first CUDA calls (and
+ *                           the dump); the main thread, which makes none,
+ *                           then burns MS ms in burn_main
  *   w_hostcpu ignexec       SIGPROF ignored, a launch, then exec itself as
  *                           "w_hostcpu shown", which prints "prof ignored=1"
  *                           when it finds SIGPROF still ignored (else 0)
@@ -223,6 +226,27 @@ static void exec_chain(const char *self, long n, long ms)
 	exit(WL_EXIT_FAIL);
 }
 
+static void *first_calls(void *arg)
+{
+	(void)arg;
+	ln_open(&L);
+	ln_run(&L, L.stream, 1, 1);
+	return NULL;
+}
+
+/* The main thread sampled without a CUDA call of its own. */
+static void remote(long ms)
+{
+	pthread_t t;
+	uint64_t t0;
+
+	pthread_create(&t, NULL, first_calls, NULL);
+	pthread_join(t, NULL);
+	t0 = thread_cpu_ns();
+	burn_main(ms);
+	say_cpu(thread_cpu_ns() - t0);
+}
+
 /* SIGPROF ignored before an exec stays ignored after it. */
 static void ignored_across_exec(const char *self, const char *mode)
 {
@@ -259,6 +283,10 @@ int main(int argc, char **argv)
 	say_fn("burn_child", (void *)burn_child);
 	if (!strcmp(mode, "exec") && argc > 3) {
 		exec_chain(argv[0], atol(argv[2]), atol(argv[3]));
+		return 0;
+	}
+	if (!strcmp(mode, "remote") && argc > 2) {
+		remote(atol(argv[2]));
 		return 0;
 	}
 	if (!strcmp(mode, "ignexec") || !strcmp(mode, "shown")) {
