@@ -74,7 +74,10 @@ sub in_fn {
 # One thread's samples against the CPU time it measured at hz: their
 # count and their CPU time.  The CPU clock's timers fire at the kernel's
 # tick (250 Hz or more): faster asked rates come as fewer samples, each
-# standing for the periods it covers, so the time is the check there.
+# standing for the periods it covers, so the time is the check there; on
+# a busy machine a thread's expiries also come late, several at one tick
+# (the overrun), so the count may fall well short where the time does
+# not: the count is only held to 2/5 of the rate.
 sub check_thread {
 	my ($d, $tid, $ns, $hz, $fn, $what) = @_;
 	my @s = grep { $_->{tid} == $tid } GtRead::host_samples($d);
@@ -83,7 +86,7 @@ sub check_thread {
 
 	$cpu += $_->{dur} for @s;
 	if ($hz <= 100) {
-		cmp_ok(scalar @s, '>=', int(0.75 * $want) - 1, "$what: samples >= 3/4 of $want");
+		cmp_ok(scalar @s, '>=', int(0.4 * $want) - 1, "$what: samples >= 2/5 of $want");
 		cmp_ok(scalar @s, '<=', int(1.25 * $want) + 2, "$what: samples <= 5/4 of $want");
 	}
 	cmp_ok($cpu, '>=', 0.75 * $ns - 2e7, "$what: their CPU time, >= 3/4 of the thread's");
@@ -171,9 +174,10 @@ for my $how (qw(sigaction late signal)) {
 
 		is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
 		ok($s->{prof} && $p->{prof}, 'both runs counted') or return;
-		cmp_ok($p->{prof}{count}, '>=', 0.5 * $MS / 5, 'without the library: its ITIMER_PROF');
-		cmp_ok($s->{prof}{count}, '>=', 0.75 * $p->{prof}{count} - 3,
-		       'with it: as many signals (>= 3/4)');
+		# ITIMER_PROF's signals coalesce too when the machine is busy
+		cmp_ok($p->{prof}{count}, '>=', 0.25 * $MS / 5, 'without the library: its ITIMER_PROF');
+		cmp_ok($s->{prof}{count}, '>=', 0.5 * $p->{prof}{count} - 3,
+		       'with it: as many signals (>= 1/2, the machine may be busier)');
 		cmp_ok($s->{prof}{count}, '<=', 1.25 * $p->{prof}{count} + 3, '(<= 5/4)');
 		is($s->{prof}{leaked}, 0, 'none of the library\'s ticks reach it');
 		is($p->{prof}{mask}, 0, 'without the library its handler runs with its mask');
@@ -181,8 +185,11 @@ for my $how (qw(sigaction late signal)) {
 		is($s->{prof}{query}, 'ok', 'sigaction()/signal() show its own handler');
 		my ($main) = keys %{ $s->{cpu} };
 		ok($d && $main, 'a dump') or return;
-		cmp_ok(scalar(GtRead::host_samples($d)), '>=',
-		       int(0.75 * $s->{cpu}{$main} / 1e7) - 1, 'and the library samples');
+		my $cpu = 0;
+
+		$cpu += $_->{dur} for GtRead::host_samples($d);
+		cmp_ok($cpu, '>=', 0.75 * $s->{cpu}{$main} - 2e7,
+		       'and the library samples (their CPU time, >= 3/4 of the thread\'s)');
 	};
 }
 
