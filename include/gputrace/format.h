@@ -124,7 +124,8 @@ struct gt_process {
 	X(SYNC, 5, "host waits or queries")                                  \
 	X(HOSTALLOC, 6, "pinned host memory: allocate, register, free")      \
 	X(NCCL, 7, "NCCL collectives, p2p, groups, communicators")           \
-	X(NVTX, 8, "NVTX ranges, marks and names (injection)")
+	X(NVTX, 8, "NVTX ranges, marks and names (injection)")               \
+	X(HOSTSAMPLE, 9, "host stack samples (GPUTRACE_HOST_HZ)")
 
 #define GT_ARGS_LAUNCH(X)                                                    \
 	X(LAUNCH, SHAPE, "GT_CHUNK_SHAPE id")                                \
@@ -172,6 +173,19 @@ struct gt_process {
 	X(NVTX, DOMAIN, "GT_CHUNK_NVTX id, 0 = the default domain")          \
 	X(NVTX, RANGE, "nvtxRangeStart's id, else 0")                        \
 	X(NVTX, CATEGORY, "the category")
+/*
+ * Host stack samples (GT_KIND_HOSTSAMPLE): a thread's timer ticked while
+ * the thread was outside every traced call.  t0 is the tick's time; dur
+ * the thread's CPU time in ns that the sample stands for (the timer's
+ * period times the expirations it covers with the CPU clock; with the
+ * wall clock, the CPU time since the thread's previous tick); result and
+ * stream are 0.  Ticks that found the thread inside a traced call are not
+ * samples (that time is the call's): INCALL counts them.
+ */
+#define GT_ARGS_HOSTSAMPLE(X)                                                \
+	X(HOSTSAMPLE, STACK, "GT_CHUNK_STACK id, 0 = none")                  \
+	X(HOSTSAMPLE, STATE, "enum gt_host_state")                           \
+	X(HOSTSAMPLE, INCALL, "ticks since the previous sample that found the thread inside a traced call")
 
 #define GT_ARG_MAX 8                /* arguments a kind may have */
 
@@ -201,6 +215,14 @@ GT_STATIC_ASSERT((int)GT_ARG_COPY_BYTES == (int)GT_ARG_SET_BYTES &&
 		 "bytes come first");
 GT_STATIC_ASSERT((int)GT_ARG_GRAPH_HANDLE == (int)GT_ARG_SYNC_HANDLE,
 		 "handles come first");
+
+/* What a host sample's thread was doing (GT_ARG_HOSTSAMPLE_STATE). */
+enum gt_host_state {
+	GT_HOST_RUNNING = 1,        /* on the CPU (always, with the CPU clock) */
+	GT_HOST_WAITING = 2,        /* wall clock: the thread's CPU time grew by
+	                               less than half the period since its
+	                               previous tick */
+};
 
 /* Host memory behind a copy (GT_KIND_COPY memory argument, low 4 bits). */
 enum gt_memory {
@@ -294,7 +316,11 @@ struct gt_end {
  * GT_CHUNK_STACK: one distinct call stack, written once, before the first
  * event that names it.  struct gt_stack, then `native` uint64_t return
  * addresses (innermost first; the caller of the traced function first),
- * then `python` struct gt_pyframe (innermost first).
+ * then `python` struct gt_pyframe (innermost first).  A stack named by
+ * host samples (GT_KIND_HOSTSAMPLE) only starts with the address of the
+ * interrupted instruction itself, not a return address; its native
+ * frames number at most GPUTRACE_HOST_NATIVE.  Call sites and samples
+ * share the ids: a stack named by both kinds has one id.
  */
 struct gt_stack {
 	uint32_t id;                /* >= 1; events say 0 for no stack */

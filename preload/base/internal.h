@@ -72,6 +72,11 @@ struct gt_rec {
 			uint32_t redop;     /* ncclRedOp_t + 1, 0 none */
 			uint8_t dtype;      /* ncclDataType_t + 1, 0 none */
 		} nccl;
+		struct {
+			uint64_t cpu_ns;    /* the event's dur (GT_KIND_HOSTSAMPLE) */
+			uint32_t state;     /* enum gt_host_state */
+			uint32_t incall;    /* ticks inside traced calls before it */
+		} host;
 	} u;
 };
 

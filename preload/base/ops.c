@@ -7,8 +7,9 @@
 
 #define GT_PAIR_FIRST(a, b) a
 #define GT_PAIR_SECOND(a, b) b
-#define GT_OP_DESC(sym, api, ver, kd, fl) \
-	[GT_OP_##sym] = { #sym, #api, ver, GT_PAIR_FIRST kd, GT_PAIR_SECOND kd, fl },
+#define GT_OP_ENTRY(sym, api, ver, kd, fl) \
+	[GT_OP_##sym] = { #sym, api, ver, GT_PAIR_FIRST kd, GT_PAIR_SECOND kd, fl },
+#define GT_OP_DESC(sym, api, ver, kd, fl) GT_OP_ENTRY(sym, #api, ver, kd, fl)
 
 const struct gt_op_desc gt_ops[GT_OP_COUNT] = {
 #define X(sym, api, ver, sfx, kd, fl, P, A, F, POST) GT_OP_DESC(sym, api, ver, kd, fl)
@@ -25,4 +26,7 @@ const struct gt_op_desc gt_ops[GT_OP_COUNT] = {
 #define V(sym, what) GT_OP_DESC(sym, sym, 0, (GT_KIND_NVTX, what), 0)
 #include "preload/base/nvtx_ops.def"
 #undef V
+#define H(sym, api) GT_OP_ENTRY(sym, api, 0, (GT_KIND_HOSTSAMPLE, GT_DIR_NONE), 0)
+#include "preload/base/host_ops.def"
+#undef H
 };

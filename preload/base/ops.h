@@ -7,6 +7,7 @@
  *   runtime.def   CUDA runtime pinned memory      R(symbol, ...)
  *   nccl.def      NCCL calls                      N(symbol, ...)
  *   nvtx_ops.def  NVTX calls (injection)          V(op, what)
+ *   host_ops.def  host stack samples              H(op, api)
  *
  * A family adds its table here and in ops.c with an adapter macro that
  * picks (symbol, api, kind_dir, flags) from its own columns.  The ids are
@@ -33,6 +34,9 @@ enum gt_op {
 #define V(sym, ...) GT_OP_##sym,
 #include "preload/base/nvtx_ops.def"
 #undef V
+#define H(sym, ...) GT_OP_##sym,
+#include "preload/base/host_ops.def"
+#undef H
 	GT_OP_COUNT
 };
 

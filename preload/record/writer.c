@@ -300,6 +300,9 @@ static void steps_see(const struct gt_rec *r, const struct gt_op_desc *d, uint32
 #define ARG_NVTX_DOMAIN r->u.nvtx.domain
 #define ARG_NVTX_RANGE r->u.nvtx.range
 #define ARG_NVTX_CATEGORY r->u.nvtx.category
+#define ARG_HOSTSAMPLE_STACK r->stack
+#define ARG_HOSTSAMPLE_STATE r->u.host.state
+#define ARG_HOSTSAMPLE_INCALL r->u.host.incall
 
 #define ENCODE_ARG_(k, a, what) p = gt_varint_put(p, ARG_##k##_##a);
 #define ENCODE_KIND_(k, v, what)                                             \
@@ -320,7 +323,10 @@ static void encode(const struct gt_rec *r)
 		atomic_store_explicit(&w.first_work, t0 ? t0 : 1, memory_order_relaxed);
 	p = gt_varint_put(p, r->op);
 	p = gt_varint_put(p, gt_zigzag((int64_t)(t0 - w.prev_t0)));
-	p = gt_varint_put(p, t1 >= t0 ? t1 - t0 : 0);
+	if (d->kind == GT_KIND_HOSTSAMPLE)      /* CPU time, not a call's */
+		p = gt_varint_put(p, r->u.host.cpu_ns);
+	else
+		p = gt_varint_put(p, t1 >= t0 ? t1 - t0 : 0);
 	p = gt_varint_put(p, (uint32_t)(int32_t)r->result);
 	p = gt_varint_put(p, stream_id(r->stream));
 	switch (d->kind) {
