@@ -120,7 +120,7 @@ static int try_model(const char *path, struct model *m, uint64_t base,
 int loader_try_model(const char *path, struct model *m, uint64_t base,
 		     unsigned want, char **why)
 {
-	return try_model(path, m, base, want, why, 0);
+	return try_model(path, m, base, want, why, 1);
 }
 
 int loader_model_with(const char *path, struct model *m, uint64_t base,

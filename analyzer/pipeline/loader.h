@@ -41,8 +41,8 @@ int loader_model_with(const char *path, struct model *m, uint64_t base,
  */
 int loader_model_workers(const char *path, struct model *m, uint64_t base,
 			 unsigned want);
-/* The same as loader_model_with(), what went wrong put in *why (to free)
- * instead of said. */
+/* The same as loader_model_workers(), what went wrong put in *why (to
+ * free) instead of said (m's workers: NULL and 0 for none). */
 int loader_try_model(const char *path, struct model *m, uint64_t base,
 		     unsigned want, char **why);
 
