@@ -11,7 +11,7 @@ $(TEST_B)/unit_preload_%: test/unit/test_preload_%.c $(B)/preload/base/output_pa
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $< $(PRELOAD_UNIT_OBJ_$*) $(CMOCKA_LIBS)
 
 # The settings (config.c, settings.c, the dump's name it sets up in
-# output_path.c; gt_log and the call-site settings stubbed).
+# output_path.c; gt_log, the call-site and host-sampler settings stubbed).
 $(TEST_B)/unit_preload_config: $(B)/preload/process/config.o $(B)/preload/base/settings.o \
 		$(B)/preload/base/output_path.o preload/base/settings.def
 PRELOAD_UNIT_OBJ_config := $(B)/preload/process/config.o $(B)/preload/base/settings.o \

@@ -60,6 +60,9 @@ struct dl_phdr_info;
 int gt_dl_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 /* 0, or -1 in a child that must walk and load nothing (then no leave). */
 int gt_dl_enter(void);
+/* The same without waiting (a signal handler: the fork being prepared
+ * may be the interrupted thread's own): -1 also while a fork is. */
+int gt_dl_try_enter(void);
 void gt_dl_leave(void);
 /* In a child, forked or not: 1 if a walk or load of the parent's was
  * inside at the fork (this child must walk and load nothing), else 0. */

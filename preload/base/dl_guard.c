@@ -54,6 +54,17 @@ int gt_dl_enter(void)
 	}
 }
 
+int gt_dl_try_enter(void)
+{
+	if (atomic_load(&stuck) || atomic_load(&forking))
+		return -1;
+	atomic_fetch_add(&inside, 1);
+	if (!atomic_load(&forking))
+		return 0;
+	atomic_fetch_sub(&inside, 1);
+	return -1;
+}
+
 void gt_dl_leave(void)
 {
 	atomic_fetch_sub(&inside, 1);

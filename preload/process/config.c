@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "preload/stack/callsite.h"
+#include "preload/stack/hostsample.h"
 #include "preload/base/internal.h"
 #include "preload/base/output_path.h"
 #include "preload/base/settings.h"
@@ -104,4 +105,5 @@ void gt_config_load(void)
 	load_output();
 	load_run();
 	gt_callsite_config();
+	gt_hostsample_config();
 }

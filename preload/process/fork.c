@@ -47,6 +47,7 @@
 #include "preload/nvtx/nvtx.h"
 #include "preload/record/ring.h"
 #include "preload/process/signals.h"
+#include "preload/stack/hostsample.h"
 #include "preload/stack/stack_unwind.h"
 #include "preload/record/writer.h"
 
@@ -72,10 +73,19 @@ static void in_child(void)
 	gt_signals_after_fork();
 	gt_main_exit_after_fork();
 	gt_unwind_after_fork();
+	gt_hostsample_after_fork();
 	gt_start_ns = gt_now();
 	clock_gettime(CLOCK_REALTIME, &rt);
 	gt_start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
 	atomic_store(&gt_mark->generation, ++last_generation);
+}
+
+/* glibc's fork: start over, and the forking thread goes on being sampled
+ * (a DataLoader worker's CPU time is what the analyzer looks for). */
+static void fork_child(void)
+{
+	in_child();
+	gt_hostsample_fork_child();
 }
 
 void gt_fork_notice(void)
@@ -203,5 +213,5 @@ int gt_fork_init(void)
 	if (gt_dl_guard_init() || gt_callsite_fork_init())
 		return -1;
 	gt_nvtx_domain_fork_init();
-	return pthread_atfork(NULL, NULL, in_child) ? -1 : 0;
+	return pthread_atfork(NULL, NULL, fork_child) ? -1 : 0;
 }

@@ -12,10 +12,16 @@
  * spinlock, taken with every signal blocked, orders our installs against
  * the program's calls; the handler itself takes no lock.
  *
- * One more signal may ask for a GPU window (GPUTRACE_GPU_SIGNAL): there
- * ours stays installed whatever the program sets, and calls the program's
- * own handler after noting the request; its default action (ending the
- * program) is replaced by the request.
+ * Two more signals are kept: ours stays installed whatever the program
+ * sets, the program's setting is kept aside (and shown), and ours runs it
+ * as the kernel would have (its mask, SA_NODEFER, SA_RESETHAND).  One may
+ * ask for a GPU window (GPUTRACE_GPU_SIGNAL): ours notes the request, then
+ * calls the program's handler; the default action (ending the program) is
+ * replaced by the request.  The other is SIGPROF while the host sampler
+ * runs (hostsample.c): a tick of its timers is taken by the sampler; any
+ * other SIGPROF (the program's setitimer, a kill) gets exactly what the
+ * program set: its handler, nothing for SIG_IGN, death for SIG_DFL (the
+ * dump ended first, as for the watched signals).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -46,6 +52,8 @@ static struct sigaction prog[NSIG];
 
 static int req_sig;                 /* asks for a GPU window, 0 none */
 static void (*req_fn)(void);
+static int (*prof_fn)(siginfo_t *si, void *uc);   /* 1: the sampler's tick */
+static atomic_int prof_kept;        /* SIGPROF is kept (prof_fn set) */
 
 static const int watched[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGQUIT,           /* asked to stop */
@@ -55,6 +63,13 @@ static const int watched[] = {
 static int is_request(int sig)
 {
 	return req_sig && sig == req_sig;
+}
+
+/* Ours stays installed for sig; the program's setting is kept aside. */
+static int is_kept(int sig)
+{
+	return (is_request(sig) && atomic_load(&armed)) ||
+	       (sig == SIGPROF && atomic_load(&prof_kept));
 }
 
 static int is_watched(int sig)
@@ -154,42 +169,92 @@ static void lock_give(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/* SA_RESETHAND: the kernel would have set the default before the handler
+ * ran, so the program's setting is now SIG_DFL. */
+static void reset_hand(int sig)
+{
+	sigset_t mask;
+
+	lock_take(&mask);
+	prog[sig].sa_handler = SIG_DFL;
+	prog[sig].sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
+	lock_give(&mask);
+}
+
+/*
+ * The program's handler of a kept signal, with the mask and flags it asked
+ * for; SIG_IGN: nothing; SIG_DFL: nothing, or (dfl_ends) what a watched
+ * signal gets: the dump ended, then the default action.
+ */
+static void run_program(int sig, siginfo_t *si, void *uc, int dfl_ends)
+{
+	struct sigaction p = prog[sig];
+	sigset_t mask, old, self;
+
+	if (p.sa_handler == SIG_IGN)
+		return;
+	if (p.sa_handler == SIG_DFL) {
+		if (dfl_ends)
+			on_signal(sig, si, uc);
+		return;
+	}
+	if (p.sa_flags & SA_RESETHAND)
+		reset_hand(sig);
+	mask = p.sa_mask;
+	sigemptyset(&self);
+	sigaddset(&self, sig);
+	if (!(p.sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	if (p.sa_flags & SA_NODEFER)
+		pthread_sigmask(SIG_UNBLOCK, &self, NULL);
+	if (p.sa_flags & SA_SIGINFO)
+		p.sa_sigaction(sig, si, uc);
+	else
+		p.sa_handler(sig);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* The request signal: note it, then run what the program set for it. */
 static void on_request(int sig, siginfo_t *si, void *uc)
 {
-	struct sigaction p = prog[sig];
 	int saved = errno;
 
 	if (req_fn)
 		req_fn();
 	errno = saved;
-	if (p.sa_flags & SA_SIGINFO) {
-		if (p.sa_sigaction)
-			p.sa_sigaction(sig, si, uc);
-	} else if (p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN) {
-		p.sa_handler(sig);
-	}
+	run_program(sig, si, uc, 0);
+}
+
+/* SIGPROF: the sampler's tick, or the program's signal. */
+static void on_prof(int sig, siginfo_t *si, void *uc)
+{
+	if (prof_fn && prof_fn(si, uc))
+		return;
+	run_program(sig, si, uc, 1);
 }
 
 static int is_ours(const struct sigaction *a)
 {
 	return (a->sa_flags & SA_SIGINFO) &&
-	       (a->sa_sigaction == on_signal || a->sa_sigaction == on_request);
+	       (a->sa_sigaction == on_signal || a->sa_sigaction == on_request ||
+		a->sa_sigaction == on_prof);
 }
 
-/* Under the lock: ours in place for the request signal, the program's
- * setting kept to be called. */
-static void install_request(void)
+/* Under the lock: ours (fn) in place for a kept signal, the program's
+ * setting kept to be run.  SIGPROF's runs on the thread's own stack: the
+ * sampler's unwind needs more than an alternate stack may have. */
+static void install_kept(int sig, void (*fn)(int, siginfo_t *, void *))
 {
 	struct sigaction cur, mine;
 
-	if (!req_sig || get_sigaction()(req_sig, NULL, &cur) || is_ours(&cur))
+	if (!sig || get_sigaction()(sig, NULL, &cur) || is_ours(&cur))
 		return;
 	memset(&mine, 0, sizeof(mine));
-	mine.sa_sigaction = on_request;
-	mine.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	prog[req_sig] = cur;
-	get_sigaction()(req_sig, &mine, NULL);
+	mine.sa_sigaction = fn;
+	mine.sa_flags = SA_SIGINFO | SA_RESTART | (sig == SIGPROF ? 0 : SA_ONSTACK);
+	prog[sig] = cur;
+	get_sigaction()(sig, &mine, NULL);
 }
 
 void gt_signals_request(int sig, void (*fn)(void))
@@ -201,8 +266,22 @@ void gt_signals_request(int sig, void (*fn)(void))
 	req_sig = sig;
 }
 
-/* The program's sigaction() on the request signal: kept, ours stays. */
-static int set_request(int sig, const struct sigaction *act, struct sigaction *old)
+int gt_signals_prof(int (*fn)(siginfo_t *si, void *uc))
+{
+	sigset_t old;
+
+	if (is_request(SIGPROF))
+		return -1;
+	lock_take(&old);
+	prof_fn = fn;
+	atomic_store(&prof_kept, 1);    /* the program's calls wait for the lock */
+	install_kept(SIGPROF, on_prof);
+	lock_give(&old);
+	return 0;
+}
+
+/* The program's sigaction() on a kept signal: kept aside, ours stays. */
+static int set_kept(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction shown;
 	sigset_t mask;
@@ -250,7 +329,7 @@ void gt_signals_arm(void)
 	lock_take(&old);
 	for (size_t i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
 		install_if_default(watched[i]);
-	install_request();
+	install_kept(req_sig, on_request);
 	lock_give(&old);
 }
 
@@ -275,8 +354,8 @@ static int set_action(int sig, const struct sigaction *act, struct sigaction *ol
 GT_EXPORT int sigaction(int sig, const struct sigaction *act,
 			struct sigaction *old)
 {
-	if (is_request(sig) && atomic_load(&armed))
-		return set_request(sig, act, old);
+	if (is_kept(sig))
+		return set_kept(sig, act, old);
 	if (sig <= 0 || sig >= NSIG || !atomic_load(&armed) || !is_watched(sig))
 		return get_sigaction()(sig, act, old);
 	return set_action(sig, act, old);
@@ -287,10 +366,12 @@ GT_EXPORT handler_fn signal(int sig, handler_fn h)
 	handler_fn was, shown;
 	sigset_t mask;
 
-	if (is_request(sig) && atomic_load(&armed)) {
+	if (is_kept(sig)) {
 		struct sigaction act = { .sa_handler = h, .sa_flags = SA_RESTART }, old;
 
-		set_request(sig, &act, &old);
+		sigemptyset(&act.sa_mask);
+		sigaddset(&act.sa_mask, sig);   /* as glibc's signal() */
+		set_kept(sig, &act, &old);
 		return (old.sa_flags & SA_SIGINFO) ? (handler_fn)(void *)old.sa_sigaction
 						    : old.sa_handler;
 	}

@@ -17,6 +17,7 @@
 #define GPUTRACE_PRELOAD_SIGNALS_H
 
 #include <linux/futex.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -41,6 +42,15 @@ void gt_signals_arm(void);
  * handler for sig still runs, after fn; its default action does not.
  */
 void gt_signals_request(int sig, void (*fn)(void));
+
+/*
+ * The host sampler's SIGPROF (hostsample.c): ours is installed now and
+ * stays whatever the program sets; fn (async-signal-safe) is given each
+ * SIGPROF first and returns 1 when it was its timer's, else the program's
+ * setting runs as without the library (its handler, SIG_IGN, or SIG_DFL:
+ * the dump ended, then death).  -1 when SIGPROF asks for GPU windows.
+ */
+int gt_signals_prof(int (*fn)(siginfo_t *si, void *uc));
 
 /* Fork child: our lock is free (the thread that held it is not there). */
 void gt_signals_after_fork(void);

@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,6 +46,7 @@ static struct {
 	unsigned long long adds, subs;
 	int started;
 	int hooked;
+	atomic_int want;            /* a quiet stack met an unknown address */
 	char exe[4096];
 } mods = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -237,7 +239,8 @@ static void on_cycle(int final)
 	pthread_mutex_lock(&mods.lock);
 	if (mods.started) {
 		gt_dl_iterate(read_counts, c);
-		if (c[0] != mods.adds || c[1] != mods.subs)
+		if (c[0] != mods.adds || c[1] != mods.subs ||
+		    atomic_exchange(&mods.want, 0))
 			refresh();
 	}
 	pthread_mutex_unlock(&mods.lock);
@@ -263,6 +266,15 @@ void gt_modules_start(void)
 
 void gt_modules_cover(const uint64_t *pcs, int n)
 {
+	if (gt_side_quiet) {
+		if (pthread_mutex_trylock(&mods.lock))
+			return;
+		for (int i = 0; i < n; i++)
+			if (!covered(pcs[i]))
+				atomic_store(&mods.want, 1);
+		pthread_mutex_unlock(&mods.lock);
+		return;
+	}
 	pthread_mutex_lock(&mods.lock);
 	for (int i = 0; i < n; i++) {
 		if (!covered(pcs[i])) {

@@ -23,6 +23,8 @@ void gt_modules_start(void);
  * Before a new stack goes into the dump: if one of its return addresses
  * lies outside every object written so far, look again and write the new
  * ones, so that the map always comes before the stacks that need it.
+ * Quiet (gt_side_quiet: a signal handler) it neither waits nor looks: the
+ * writer thread looks at its next cycle.
  */
 void gt_modules_cover(const uint64_t *pcs, int n);
 

@@ -25,6 +25,7 @@
 #include "preload/process/fork.h"
 #include "preload/record/ring.h"
 #include "preload/record/writer.h"
+#include "preload/stack/hostsample.h"
 
 __thread struct gt_thread gt_self __attribute__((tls_model("initial-exec")));
 _Atomic uint64_t gt_drops_no_ring;
@@ -43,6 +44,7 @@ static void thread_exited(void *arg)
 {
 	struct gt_ring *ring = arg;
 
+	gt_hostsample_thread_exit();
 	atomic_fetch_add(&exited_pending, 1);
 	atomic_store_explicit(&ring->exited, 1, memory_order_release);
 	gt_self.ring = NULL;
@@ -105,6 +107,26 @@ static void ring_push(struct gt_ring *ring)
 	} while (!atomic_compare_exchange_weak(&ring_list, &head, ring));
 }
 
+/* A new ring becomes the thread's (tid): pushed for the writer. */
+static void ring_give(struct gt_thread *t, struct gt_ring *ring, uint32_t tid)
+{
+	atomic_store(&ring->head, 0);
+	atomic_store(&ring->tail, 0);
+	atomic_store(&ring->drops, 0);
+	ring->drops_reported = 0;
+	atomic_store(&ring->exited, 0);
+	ring->tid = tid;
+	ring->index = atomic_fetch_add(&ring_index, 1) + 1;
+	ring_push(ring);
+	t->recs = ring->recs;
+	t->head = 0;
+	t->tail_seen = 0;
+	t->mask = ring->mask;
+	t->id_base = (uint64_t)ring->index << 40;
+	t->wake_at = (uint32_t)((ring->mask + 1) / 2);
+	t->ring = ring;
+}
+
 struct gt_ring *gt_thread_attach(struct gt_thread *t, uintptr_t holder)
 {
 	unsigned gen;
@@ -140,30 +162,52 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t, uintptr_t holder)
 				     "of further threads are counted as dropped\n");
 		goto no_ring;
 	}
-	atomic_store(&ring->head, 0);
-	atomic_store(&ring->tail, 0);
-	atomic_store(&ring->drops, 0);
-	ring->drops_reported = 0;
-	atomic_store(&ring->exited, 0);
-	ring->tid = (uint32_t)syscall(SYS_gettid);
-	ring->index = atomic_fetch_add(&ring_index, 1) + 1;
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, ring);
-	ring_push(ring);
-	t->recs = ring->recs;
-	t->head = 0;
-	t->tail_seen = 0;
-	t->mask = ring->mask;
-	t->id_base = (uint64_t)ring->index << 40;
-	t->wake_at = (uint32_t)((ring->mask + 1) / 2);
-	t->ring = ring;
+	ring_give(t, ring, (uint32_t)syscall(SYS_gettid));
 	gt_writer_start();
+	gt_hostsample_thread();
 	return ring;
 no_ring:
 	atomic_fetch_add_explicit(&gt_drops_no_ring, 1, memory_order_relaxed);
 	gt_writer_start();
 	t->busy = 0;
 	return NULL;
+}
+
+/*
+ * In a signal handler, busy clear: so the free list's lock is held, if at
+ * all, by another thread (the writer, or one in gt_thread_attach), which
+ * lets it go.  No key: the ring is not taken back if the thread exits
+ * while the process goes on (the main thread's pthread_exit).
+ */
+struct gt_ring *gt_thread_attach_quiet(struct gt_thread *t, uint32_t tid)
+{
+	unsigned gen = atomic_load(&gt_mark->generation);
+	struct gt_ring *ring;
+	int no_memory = 0;
+
+	if (!gen || !atomic_load(&gt_active) || t->busy)
+		return NULL;
+	if (t->generation != gen) {
+		t->generation = gen;
+		t->ring = NULL;
+		t->id_base = 0;
+	}
+	if (t->id_base == GT_NO_RING)
+		return NULL;
+	t->busy = gt_rec_frame();
+	atomic_signal_fence(memory_order_seq_cst);
+	ring = ring_from_free_list();
+	if (!ring)
+		ring = ring_map(&no_memory);
+	if (ring)
+		ring_give(t, ring, tid);
+	else
+		t->id_base = GT_NO_RING;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+	return ring;
 }
 
 void gt_rec_drop(struct gt_thread *t)

@@ -80,6 +80,14 @@ extern _Atomic uint64_t gt_drops_no_ring;   /* threads without a ring */
  */
 struct gt_ring *gt_thread_attach(struct gt_thread *t, uintptr_t holder);
 
+/*
+ * The same from a signal handler (the host sampler's, on a thread it
+ * samples before that thread's first traced call): no waiting for rings
+ * of exited threads, no thread-exit key, nothing said; the dump is open
+ * already.  NULL (nothing counted) when none is to be had.
+ */
+struct gt_ring *gt_thread_attach_quiet(struct gt_thread *t, uint32_t tid);
+
 /* Registry walk for the writer: first ring, or NULL. */
 struct gt_ring *gt_ring_first(void);
 

@@ -8,7 +8,10 @@
  * publishes, then stores the id with release order.  A reader that finds
  * the hash waits for the id with acquire order (briefly: only a thread
  * that met the same new stack at the same moment ever waits), then
- * compares the words.
+ * compares the words.  A publish that could not be done now (the host
+ * sampler's, in a signal handler, which never waits for the writer's
+ * lock) leaves the slot with its words and id, marked AGAIN: the next
+ * thread to meet those words claims it (BUSY) and publishes again.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -17,6 +20,8 @@
 #include "preload/record/stack_table.h"
 
 #define ID_FAILED UINT32_MAX        /* claimed, but cannot be named */
+#define ID_AGAIN (1u << 31)         /* | id: to be published again */
+#define ID_BUSY (1u << 30)          /* | id: being published again */
 #define MAX_PROBES 256
 #define MAX_SPINS (1u << 20)        /* a few ms, then give up on this one */
 
@@ -74,7 +79,24 @@ void gt_dedup_clear(struct gt_dedup *t)
 	atomic_store(&t->arena_used, 0);
 }
 
-/* The slot is ours: copy the words, say what the new id means, show it. */
+/* Say what id means (its words are in place) and show it: the id, or
+ * AGAIN | id when that must wait, or FAILED.  Returns the id or 0. */
+static uint32_t publish(struct gt_dedup *t, struct gt_dedup_slot *s,
+			uint32_t id, void *arg)
+{
+	int rc = t->publish ? t->publish(id, s->words, s->len, arg) : 0;
+
+	if (rc > 0) {
+		atomic_store_explicit(&s->id, ID_AGAIN | id, memory_order_release);
+		return 0;
+	}
+	if (rc < 0)
+		atomic_fetch_add(&t->lost, 1);
+	atomic_store_explicit(&s->id, rc ? ID_FAILED : id, memory_order_release);
+	return rc ? 0 : id;
+}
+
+/* The slot is ours: copy the words, then publish the new id. */
 static uint32_t fill(struct gt_dedup *t, struct gt_dedup_slot *s,
 		     const uint64_t *words, uint32_t len, void *arg)
 {
@@ -87,16 +109,21 @@ static uint32_t fill(struct gt_dedup *t, struct gt_dedup_slot *s,
 			memcpy(t->arena + at, words, len * sizeof(*words));
 			s->words = t->arena + at;
 			s->len = len;
-			if (t->publish && t->publish(id, s->words, len, arg))
-				id = 0;
-		} else {
-			id = 0;
+			return publish(t, s, id, arg);
 		}
 	}
-	if (!id)
-		atomic_fetch_add(&t->lost, 1);
-	atomic_store_explicit(&s->id, id ? id : ID_FAILED, memory_order_release);
-	return id;
+	atomic_fetch_add(&t->lost, 1);
+	atomic_store_explicit(&s->id, ID_FAILED, memory_order_release);
+	return 0;
+}
+
+/* A slot left AGAIN: claim it and publish again; 0 if another has it. */
+static uint32_t again(struct gt_dedup *t, struct gt_dedup_slot *s, uint32_t id,
+		      void *arg)
+{
+	if (!atomic_compare_exchange_strong(&s->id, &id, (id & ~ID_AGAIN) | ID_BUSY))
+		return 0;
+	return publish(t, s, id & ~ID_AGAIN, arg);
 }
 
 static uint32_t wait_id(struct gt_dedup_slot *s)
@@ -105,7 +132,7 @@ static uint32_t wait_id(struct gt_dedup_slot *s)
 
 	for (uint32_t spins = 0; spins < MAX_SPINS; spins++) {
 		id = atomic_load_explicit(&s->id, memory_order_acquire);
-		if (id)
+		if (id && (id == ID_FAILED || !(id & ID_BUSY)))
 			return id;
 		cpu_relax();
 	}
@@ -122,6 +149,12 @@ static int same(const struct gt_dedup_slot *s, const uint64_t *words,
 uint32_t gt_dedup_get(struct gt_dedup *t, const uint64_t *words, uint32_t len,
 		      void *arg)
 {
+	return gt_dedup_get_within(t, words, len, arg, t->max_ids);
+}
+
+uint32_t gt_dedup_get_within(struct gt_dedup *t, const uint64_t *words,
+			     uint32_t len, void *arg, uint32_t below)
+{
 	uint64_t h = gt_dedup_hash(words, len);
 
 	for (uint64_t i = 0; i <= t->mask && i < MAX_PROBES; i++) {
@@ -129,6 +162,11 @@ uint32_t gt_dedup_get(struct gt_dedup *t, const uint64_t *words, uint32_t len,
 		uint64_t cur = atomic_load_explicit(&s->hash, memory_order_acquire);
 		uint32_t id;
 
+		if (cur == 0 && atomic_load_explicit(&t->next_id, memory_order_relaxed) >= below) {
+			if (below >= t->max_ids)    /* full: lost */
+				atomic_fetch_add(&t->lost, 1);
+			return 0;           /* new, and not to be added */
+		}
 		if (cur == 0 && atomic_compare_exchange_strong(&s->hash, &cur, h))
 			return fill(t, s, words, len, arg);
 		if (cur != h)
@@ -136,8 +174,11 @@ uint32_t gt_dedup_get(struct gt_dedup *t, const uint64_t *words, uint32_t len,
 		id = wait_id(s);
 		if (!id)
 			return 0;           /* its owner is slow: no id this time */
-		if (same(s, words, len))
-			return id == ID_FAILED ? 0 : id;
+		if (!same(s, words, len))
+			continue;
+		if (id == ID_FAILED)
+			return 0;
+		return id & ID_AGAIN ? again(t, s, id, arg) : id;
 	}
 	atomic_fetch_add(&t->lost, 1);
 	return 0;

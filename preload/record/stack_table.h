@@ -26,7 +26,10 @@ struct gt_dedup_slot {
 };
 
 /* What a new id stands for, written where it must be (0), or -1: then
- * the array is remembered as one that cannot be named (id 0). */
+ * the array is remembered as one that cannot be named (id 0), or
+ * GT_DEDUP_AGAIN: not now (id 0 this time; the next gt_dedup_get of the
+ * same array publishes it again). */
+#define GT_DEDUP_AGAIN 1
 typedef int (*gt_dedup_publish)(uint32_t id, const uint64_t *words,
 				uint32_t len, void *arg);
 
@@ -53,6 +56,12 @@ int gt_dedup_init(struct gt_dedup *t, uint32_t max_ids, uint64_t arena_words,
 /* The id of words[0..len), 1..max_ids, or 0 when the table is full. */
 uint32_t gt_dedup_get(struct gt_dedup *t, const uint64_t *words, uint32_t len,
 		      void *arg);
+
+/* The same, but a new array is added only while fewer than `below` ids
+ * were given out (0 otherwise, not counted as lost): a part of the table
+ * stays for the other users. */
+uint32_t gt_dedup_get_within(struct gt_dedup *t, const uint64_t *words,
+			     uint32_t len, void *arg, uint32_t below);
 
 /* Forget every array (fork child, one thread). */
 void gt_dedup_clear(struct gt_dedup *t);

@@ -32,6 +32,7 @@
 #include "preload/env/sampler.h"
 #include "preload/process/signals.h"
 #include "preload/gpu/steps.h"
+#include "preload/stack/hostsample.h"
 #include "preload/record/writer.h"
 
 #define EV_CHUNK_MAX (256u << 10)   /* payload bytes per events chunk */
@@ -64,6 +65,7 @@ static struct {
 	uint8_t *side, *side_spare;     /* chunks from other threads */
 	size_t side_len, side_cap, spare_cap;
 	uint64_t side_lost;
+	atomic_int lazy;                /* the dump is made at its first record */
 	uint64_t events, dropped, no_ring_reported;
 	uint8_t ev[sizeof(struct gt_events_header) + EV_CHUNK_MAX + EV_REC_MAX];
 	size_t ev_len;
@@ -399,6 +401,64 @@ static void drain_ring(struct gt_ring *ring)
 	}
 }
 
+__thread int gt_side_quiet __attribute__((tls_model("initial-exec")));
+
+/* Under the lock: the side buffer at least cap bytes; 0, or -1. */
+static int side_grow(size_t need)
+{
+	size_t cap = w.side_cap ? w.side_cap : 64u << 10;
+	uint8_t *p;
+
+	if (need <= w.side_cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(w.side, cap);
+	if (!p)
+		return -1;
+	w.side = p;
+	w.side_cap = cap;
+	return 0;
+}
+
+/* A quiet chunk (gt_side_quiet): no wait, no growth, no word. */
+static int side_quiet_chunk(const struct gt_chunk_header *h, const void *a,
+			    size_t an, const void *b, size_t bn)
+{
+	size_t need = sizeof(*h) + an + bn;
+
+	if (!atomic_load(&w.started))
+		return -1;
+	if (pthread_mutex_trylock(&w.side_lock))
+		return GT_SIDE_AGAIN;
+	if (w.side_len + need > w.side_cap) {
+		pthread_mutex_unlock(&w.side_lock);
+		return GT_SIDE_AGAIN;
+	}
+	memcpy(w.side + w.side_len, h, sizeof(*h));
+	if (an)
+		memcpy(w.side + w.side_len + sizeof(*h), a, an);
+	if (bn)
+		memcpy(w.side + w.side_len + sizeof(*h) + an, b, bn);
+	w.side_len += need;
+	pthread_mutex_unlock(&w.side_lock);
+	return 0;
+}
+
+void gt_writer_side_reserve(size_t bytes)
+{
+	pthread_mutex_lock(&w.side_lock);
+	if (side_grow(bytes) == 0 && w.spare_cap < bytes) {
+		uint8_t *p = realloc(w.side_spare, bytes);
+
+		if (p) {
+			w.side_spare = p;
+			w.spare_cap = bytes;
+		}
+	}
+	pthread_mutex_unlock(&w.side_lock);
+}
+
 int gt_writer_side_chunk(uint32_t type, const void *a, size_t an,
 			 const void *b, size_t bn)
 {
@@ -406,24 +466,16 @@ int gt_writer_side_chunk(uint32_t type, const void *a, size_t an,
 	size_t need = sizeof(h) + an + bn;
 	int rc = -1;
 
+	if (gt_side_quiet)
+		return side_quiet_chunk(&h, a, an, b, bn);
 	pthread_mutex_lock(&w.side_lock);
 	if (!atomic_load(&w.started) || w.side_len + need > GT_SIDE_MAX) {
 		w.side_lost++;
 		goto out;
 	}
-	if (w.side_len + need > w.side_cap) {
-		size_t cap = w.side_cap ? w.side_cap : 64u << 10;
-		uint8_t *p;
-
-		while (cap < w.side_len + need)
-			cap *= 2;
-		p = realloc(w.side, cap);
-		if (!p) {
-			w.side_lost++;
-			goto out;
-		}
-		w.side = p;
-		w.side_cap = cap;
+	if (side_grow(w.side_len + need)) {
+		w.side_lost++;
+		goto out;
 	}
 	memcpy(w.side + w.side_len, &h, sizeof(h));
 	if (an)
@@ -498,6 +550,38 @@ static void put_side_chunks(void)
 		gt_dump_out_chunks(&w.out, buf, len);  /* what fits (ulimit -f) */
 }
 
+static int open_dump(void);
+
+/* Whether a ring holds a record not yet drained. */
+static int rings_hold_records(void)
+{
+	for (struct gt_ring *r = gt_ring_first(); r; r = r->next)
+		if (atomic_load_explicit(&r->head, memory_order_acquire) !=
+		    atomic_load_explicit(&r->tail, memory_order_relaxed))
+			return 1;
+	return 0;
+}
+
+/*
+ * A lazy dump (gt_writer_start_lazy) is made once a ring holds a record:
+ * 1 when the dump is open (made now or before), 0 while there is none to
+ * write into (nothing recorded yet, or it could not be made: tracing off).
+ */
+static int lazy_open(void)
+{
+	if (!atomic_load(&w.lazy))
+		return w.out.buf != NULL;
+	if (!rings_hold_records())
+		return 0;
+	atomic_store(&w.lazy, 0);
+	if (open_dump()) {
+		atomic_store(&gt_active, 0);
+		return 0;
+	}
+	gt_sampler_start();
+	return 1;
+}
+
 /*
  * One cycle: the rings' heads are read first, then the side chunks are
  * written, then the events up to those heads: whatever another thread
@@ -508,6 +592,8 @@ static void drain(int final)
 	struct gt_ring *first;
 	uint64_t lost;
 
+	if (!lazy_open())
+		return;                 /* no dump (yet): side chunks wait */
 	hooks_run(&cycle_hooks, final);
 	/* Rings are pushed at the head only: walking from the same first ring
 	 * twice meets the same rings, each with its snap.  One pushed in
@@ -572,6 +658,11 @@ static void end_dump(void)
 
 	if (atomic_exchange(&w.ended, 1))
 		return;
+	if (!lazy_open()) {                 /* nothing was recorded: no file */
+		atomic_store(&w.end_done, 1);
+		gt_futex_wake(&w.end_done);
+		return;
+	}
 	drain(1);                           /* ends with a flush */
 	hooks_run(&end_hooks, 1);
 	put_side_chunks();                  /* what they said */
@@ -758,12 +849,31 @@ void gt_writer_start(void)
 	}
 	start_thread();
 	gt_signals_arm();                   /* a dump to end: watch signals */
+	gt_hostsample_start();              /* then SIGPROF, if sampling */
 	gt_sampler_start();                 /* environment, then samples */
+}
+
+void gt_writer_start_lazy(void)
+{
+	if (atomic_exchange(&w.started, 1))
+		return;
+	w.pid = getpid();
+	atomic_store(&w.lazy, 1);
+	start_thread();
+	gt_signals_arm();
+	gt_hostsample_start();
+}
+
+/* A dump to end: open, or lazy (made now if a ring holds a record). */
+static int has_dump(void)
+{
+	return atomic_load(&w.started) && !gt_writer_foreign() &&
+	       (w.out.buf || atomic_load(&w.lazy));
 }
 
 void gt_writer_finish(void)
 {
-	if (!atomic_load(&w.started) || !w.out.buf || gt_writer_foreign())
+	if (!has_dump())
 		return;
 	stop_thread();
 	end_dump();
@@ -774,8 +884,8 @@ void gt_writer_finish(void)
 
 int gt_writer_exec_end(void)
 {
-	if (!atomic_load(&w.started) || !w.out.buf || w.out.file.fd < 0 ||
-	    atomic_load(&w.ended) || w.pid != getpid())
+	if (!has_dump() || (w.out.buf && w.out.file.fd < 0) ||
+	    atomic_load(&w.ended))
 		return 0;               /* no dump, or a vfork parent's */
 	stop_thread();
 	end_dump();
@@ -785,6 +895,13 @@ int gt_writer_exec_end(void)
 void gt_writer_exec_failed(void)
 {
 	int fd = w.out.file.fd;
+
+	if (!w.out.buf && atomic_load(&w.lazy)) {  /* still none: go on */
+		atomic_store(&w.end_done, 0);
+		atomic_store(&w.ended, 0);
+		start_thread();
+		return;
+	}
 
 	if (!gt_dump_out_ours(&w.out) || ftruncate(fd, (off_t)w.end_off) ||
 	    lseek(fd, (off_t)w.end_off, SEEK_SET) < 0)

@@ -16,6 +16,14 @@
 /* Open the dump and start the writer thread, once per process. */
 void gt_writer_start(void);
 
+/*
+ * The same, but the dump is made by the writer thread once a buffer holds
+ * a record (the host sampler's in a forked child that makes no traced
+ * call): a child that neither calls CUDA nor burns CPU leaves no file,
+ * even if it ends with _exit or exec.  Side chunks wait for it in memory.
+ */
+void gt_writer_start_lazy(void);
+
 /* Stop the thread, drain everything, finish the dump, say where it is. */
 void gt_writer_finish(void);
 
@@ -64,6 +72,22 @@ int gt_writer_cycle_wait(unsigned ms);
  */
 int gt_writer_side_chunk(uint32_t type, const void *a, size_t an,
 			 const void *b, size_t bn);
+
+/*
+ * Set while the host sampler's signal handler runs on this thread: then
+ * gt_writer_side_chunk (and what writes through it) neither waits for the
+ * side buffer's lock nor grows the buffer nor says anything, and returns
+ * GT_SIDE_AGAIN when the chunk could not go in now (the lock was taken,
+ * or there was no room until the next drain).  The interrupted thread may
+ * hold that lock or be inside malloc.
+ */
+extern __thread int gt_side_quiet;
+#define GT_SIDE_AGAIN 1
+
+/* Make room for bytes of side chunks in both of the side buffers, so that
+ * a quiet chunk finds room without growing one (off the hot path). */
+void gt_writer_side_reserve(size_t bytes);
+
 
 /* A new string id, its GT_CHUNK_STRING written through the side buffer;
  * 0 when it could not be written.  Any thread but the hot path. */

@@ -28,6 +28,13 @@
 #include "preload/record/writer.h"
 
 #define MAX_STACKS 65536
+/* Host samples meet far more distinct stacks than call sites (each
+ * interrupted instruction is another): they add whole stacks while the
+ * table is less than half full, then their Python frames alone (or their
+ * innermost native frame) up to three quarters; the rest is kept for the
+ * call sites. */
+#define SAMPLE_WHOLE_BELOW (MAX_STACKS / 2)
+#define SAMPLE_TRIMMED_BELOW (MAX_STACKS / 4 * 3)
 #define ARENA_WORDS ((uint64_t)MAX_STACKS * 64)     /* 32 MiB of address space */
 #define WORDS_MAX (1 + GT_STACK_DEPTH_MAX * 3)
 
@@ -79,7 +86,9 @@ static int publish_stack(uint32_t id, const uint64_t *w, uint32_t len,
 
 		memcpy(buf + at, &f, sizeof(f));
 	}
-	return gt_writer_side_chunk(GT_CHUNK_STACK, buf, at, NULL, 0);
+	if (gt_writer_side_chunk(GT_CHUNK_STACK, buf, at, NULL, 0))
+		return gt_side_quiet ? GT_DEDUP_AGAIN : -1;
+	return 0;
 }
 
 static void after_fork_child(void)
@@ -128,6 +137,11 @@ static void dump_start(void)
 	gt_debug("gputrace: %s\n", note);
 }
 
+int gt_callsite_depth(void)
+{
+	return cs.depth;
+}
+
 static int start(void)
 {
 	pthread_once(&cs.once, setup);
@@ -140,6 +154,41 @@ static int start(void)
 	}
 	pthread_mutex_unlock(&cs.dump_lock);
 	return 1;
+}
+
+int gt_callsite_prepare(void)
+{
+	return start();
+}
+
+/* The id of words (w[0] set here), added only below `below` ids. */
+static uint32_t intern_within(uint64_t *w, int nn, int np, uint32_t below)
+{
+	w[0] = (uint64_t)nn | (uint64_t)np << 16;
+	return gt_dedup_get_within(&cs.stacks, w, (uint32_t)(1 + nn + 2 * np),
+				   NULL, below);
+}
+
+uint32_t gt_callsite_intern_quiet(uint64_t *w, int nn, int np, int *trimmed)
+{
+	int was = gt_side_quiet;
+	uint32_t id;
+
+	*trimmed = 0;
+	if (!atomic_load_explicit(&cs.dump_started, memory_order_acquire) ||
+	    (!nn && !np))
+		return 0;
+	gt_side_quiet = 1;
+	id = intern_within(w, nn, np, SAMPLE_WHOLE_BELOW);
+	if (!id && atomic_load_explicit(&cs.stacks.next_id, memory_order_relaxed) >=
+	    SAMPLE_WHOLE_BELOW && (np || nn > 1)) {
+		if (np)                     /* the Python frames alone */
+			memmove(w + 1, w + 1 + nn, 2 * (size_t)np * sizeof(*w));
+		*trimmed = 1;
+		id = intern_within(w, np ? 0 : 1, np, SAMPLE_TRIMMED_BELOW);
+	}
+	gt_side_quiet = was;
+	return id;
 }
 
 uint32_t gt_callsite_capture(void)

@@ -26,6 +26,29 @@
  */
 uint32_t gt_callsite_capture(void);
 
+/*
+ * Set up stacks for this dump now (the unwinder, Python, the module map
+ * and the note), off the hot path, whatever GPUTRACE_STACK_DEPTH: the host
+ * sampler's handler uses the stack table but cannot set it up.  1 when
+ * stacks can be taken.
+ */
+int gt_callsite_prepare(void);
+
+/*
+ * From a signal handler (the host sampler's): the id of the stack in
+ * words (words[0] left for the header: nn native frames, then np Python
+ * frames as gt_pyframes_capture gives them, from words[1]).  0 when the
+ * table is not set up for this dump, or the stack is new and could not
+ * be written now (the side buffer was busy: written at a later meeting).
+ * Once the table is half full a new stack is cut to its Python frames
+ * (none: its innermost native frame), *trimmed set, so that samples
+ * leave room for call sites.
+ */
+uint32_t gt_callsite_intern_quiet(uint64_t *words, int nn, int np, int *trimmed);
+
+/* Python frames kept per stack (GPUTRACE_STACK_DEPTH). */
+int gt_callsite_depth(void);
+
 /* Read GPUTRACE_STACK_DEPTH, GPUTRACE_UNWIND, GPUTRACE_PYTHON (config.c). */
 void gt_callsite_config(void);
 /* The fork handler of the call sites (at start). */

@@ -134,8 +134,8 @@ static int publish_code(uint32_t id, const uint64_t *key, uint32_t len,
 		strcpy(func, "?");
 	fs = gt_writer_string(file, strlen(file));
 	ns = fs ? gt_writer_string(func, strlen(func)) : 0;
-	if (!ns)
-		return -1;
+	if (!ns)                        /* quiet: the side buffer was busy */
+		return gt_side_quiet ? GT_DEDUP_AGAIN : -1;
 	code_names[id][0] = fs;
 	code_names[id][1] = ns;
 	return 0;
@@ -224,6 +224,21 @@ int gt_pyframes_capture(uint64_t *words, int max)
 	default:
 		return 0;
 	}
+}
+
+int gt_pyframes_capture_raw(uint64_t *words, int max)
+{
+	return walk == WALK_RAW ? gt_py_walk_raw(layout, words, max) : 0;
+}
+
+int gt_pyframes_raw(void)
+{
+	return walk == WALK_RAW;
+}
+
+int gt_pyframes_api(void)
+{
+	return walk == WALK_API;
 }
 
 void gt_pyframes_forget(void)

@@ -37,6 +37,16 @@ const char *gt_pyframes_describe(void);
  */
 int gt_pyframes_capture(uint64_t *words, int max);
 
+/*
+ * The same from a signal handler: only where frames are read directly
+ * (no lock, no allocation, no Python call that could run Python); else 0.
+ */
+int gt_pyframes_capture_raw(uint64_t *words, int max);
+/* 1 when gt_pyframes_capture_raw can find frames in this process. */
+int gt_pyframes_raw(void);
+/* 1 when Python frames are read through the C API only. */
+int gt_pyframes_api(void);
+
 /* Fork child: the strings went into the parent's dump. */
 void gt_pyframes_forget(void);
 

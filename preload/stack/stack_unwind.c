@@ -22,6 +22,8 @@
 
 #define OWN_FRAMES_MAX 8            /* this library's frames, dropped */
 #define RAW_MAX (256 + OWN_FRAMES_MAX)
+#define SIGNAL_FRAMES_MAX 24        /* a handler's frames and the kernel's */
+#define SIGNAL_MAX 32               /* frames a signal handler keeps */
 
 typedef int (*unw_backtrace_fn)(void **buf, int size);
 
@@ -153,14 +155,12 @@ static int stack_bounds(void)
 	return stack_hi > 1;
 }
 
-/* Follow saved frame pointers while they stay in the stack and go up. */
-static int fp_walk(void **pcs, int max)
+/* Follow saved frame pointers from fp while they stay in the stack and
+ * go up (the thread's stack bounds known). */
+static int fp_walk_from(uintptr_t fp, void **pcs, int max)
 {
-	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
 	int n = 0;
 
-	if (!stack_bounds())
-		return 0;
 	while (n < max && fp >= stack_lo && fp + 2 * sizeof(void *) <= stack_hi &&
 	       !(fp & (sizeof(void *) - 1))) {
 		uintptr_t next = ((uintptr_t *)fp)[0];
@@ -174,6 +174,56 @@ static int fp_walk(void **pcs, int max)
 		fp = next;
 	}
 	return n;
+}
+
+static int fp_walk(void **pcs, int max)
+{
+	if (!stack_bounds())
+		return 0;
+	return fp_walk_from((uintptr_t)__builtin_frame_address(0), pcs, max);
+}
+
+/* The chosen unwinder from here, without waiting; how many frames. */
+static int raw_unwind_now(void **raw, int want)
+{
+	int n = 0;
+
+	if (gt_dl_try_enter())
+		return 0;
+	if (chosen == GT_UNWIND_LIBUNWIND)
+		n = unw_backtrace_p(raw, want);
+	else
+		n = backtrace(raw, want);
+	gt_dl_leave();
+	return n;
+}
+
+int gt_unwind_signal(uint64_t *pcs, int max, uint64_t pc, uint64_t fp)
+{
+	void *raw[SIGNAL_MAX + SIGNAL_FRAMES_MAX];
+	int n = 0, i = 0, out = 0;
+
+	if (max <= 0)
+		return 0;
+	if (max > SIGNAL_MAX)
+		max = SIGNAL_MAX;
+	if (chosen == GT_UNWIND_FP) {
+		if (stack_hi > 1)           /* known: not looked up in a handler */
+			n = fp_walk_from((uintptr_t)fp, raw, max - 1);
+		pcs[out++] = pc;
+		for (; i < n; i++)
+			pcs[out++] = (uint64_t)(uintptr_t)raw[i];
+		return out;
+	}
+	n = raw_unwind_now(raw, max + SIGNAL_FRAMES_MAX);
+	while (i < n && (uint64_t)(uintptr_t)raw[i] != pc)
+		i++;
+	if (i == n)                         /* not crossed: the pc alone */
+		n = i = 0;
+	pcs[out++] = pc;
+	for (i++; i < n && out < max; i++)
+		pcs[out++] = (uint64_t)(uintptr_t)raw[i];
+	return out;
 }
 
 int gt_unwind(uint64_t *pcs, int max)

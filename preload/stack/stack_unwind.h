@@ -44,6 +44,17 @@ const char *gt_unwind_name(void);
  */
 int gt_unwind(uint64_t *pcs, int max);
 
+/*
+ * From a signal handler (async-signal-safe once the calling thread has
+ * called gt_unwind: libunwind's per-thread cache is made then): up to max
+ * frames of the interrupted code, innermost first, pcs[0] = pc (the
+ * interrupted instruction), then its callers' return addresses; the
+ * handler's and the kernel's signal frame left out.  fp: the interrupted
+ * frame pointer (frame-pointer walks).  Just pc when the unwinder cannot
+ * cross the signal frame (or is busy: a fork is being prepared).
+ */
+int gt_unwind_signal(uint64_t *pcs, int max, uint64_t pc, uint64_t fp);
+
 /* Tests, which link these files into the program itself: keep every
  * frame (call before gt_unwind_init). */
 void gt_unwind_keep_own_frames(void);

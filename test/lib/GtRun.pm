@@ -132,6 +132,11 @@ sub child_env {
 	# The host side alone unless a test asks for CUPTI (a real libcupti
 	# on this machine must not change what host-side tests see).
 	$env{GPUTRACE_GPU} = 'off' unless grep { /^GPUTRACE_(GPU|CUPTI)/ } keys %$extra;
+	# No host stack samples unless a test asks for them (GPUTRACE_HOST_*):
+	# they are events of their own, which tests that count a program's
+	# calls exactly would meet wherever a loaded machine lets a thread
+	# burn 10 ms outside its calls (test/t/415-* sample on purpose).
+	$env{GPUTRACE_HOST_HZ} = 0 unless grep { /^GPUTRACE_HOST_/ } keys %$extra;
 	for my $k (keys %$extra) {
 		if (defined $extra->{$k}) {
 			$env{$k} = $extra->{$k};

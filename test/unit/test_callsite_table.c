@@ -3,14 +3,20 @@
  * test_callsite_table.c - the call stack parts of the preload library,
  * linked alone with stand-ins for the writer: the lock-free id table
  * (same array, same id, also from many threads at once; a full table
- * answers 0), each unwinder (it finds the function that called it), and
- * gt_callsite_capture (a stack is written once, before its id is handed
- * out, after the module map; depth 0 turns it off).  Also prints what an
- * unwind and a capture cost (a measurement, not a check).
+ * answers 0; a publish put off is done at the next meeting; a part kept
+ * for others is not taken), each unwinder (it finds the function that
+ * called it, and from a signal handler the interrupted function and its
+ * caller), and gt_callsite_capture (a stack is written once, before its
+ * id is handed out, after the module map; depth 0 turns it off).  Also
+ * prints what an unwind and a capture cost (a measurement, not a check).
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <link.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <ucontext.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +44,7 @@ static size_t nchunks;
 static uint8_t last_stack[8192];
 static size_t last_stack_len;
 static uint32_t next_string;
+__thread int gt_side_quiet;
 
 int gt_writer_side_chunk(uint32_t type, const void *a, size_t an,
 			 const void *b, size_t bn)
@@ -151,6 +158,44 @@ static void full_table_answers_zero(void **state)
 	assert_int_equal(gt_dedup_get(&t, w, 1, NULL), 3);   /* still found */
 }
 
+static int again_left;
+
+/* Puts the first again_left publishes off. */
+static int publish_later(uint32_t id, const uint64_t *w, uint32_t len, void *arg)
+{
+	(void)id;
+	(void)w;
+	(void)len;
+	(void)arg;
+	published++;
+	return again_left-- > 0 ? GT_DEDUP_AGAIN : 0;
+}
+
+static void publish_put_off_then_done(void **state)
+{
+	struct gt_dedup t;
+	uint64_t a[2] = { 7, 8 }, b[1] = { 9 };
+	uint32_t id;
+
+	(void)state;
+	published = 0;
+	again_left = 2;
+	assert_int_equal(gt_dedup_init(&t, 100, 1000, publish_later), 0);
+	assert_int_equal(gt_dedup_get(&t, a, 2, NULL), 0);     /* put off */
+	assert_int_equal(gt_dedup_get(&t, a, 2, NULL), 0);     /* again */
+	id = gt_dedup_get(&t, a, 2, NULL);
+	assert_int_not_equal(id, 0);
+	assert_int_equal(gt_dedup_get(&t, a, 2, NULL), id);
+	assert_int_equal(published, 3);
+	assert_int_equal(atomic_load(&t.lost), 0);
+	/* one id given out: a new array is not added below 1, a known one is
+	 * found, and neither counts as lost */
+	assert_int_equal(gt_dedup_get_within(&t, b, 1, NULL, 1), 0);
+	assert_int_equal(gt_dedup_get_within(&t, a, 2, NULL, 1), id);
+	assert_int_equal(atomic_load(&t.lost), 0);
+	assert_int_not_equal(gt_dedup_get(&t, b, 1, NULL), 0);
+}
+
 #define RACE_THREADS 8
 #define RACE_ARRAYS 64
 
@@ -251,6 +296,82 @@ static void each_unwinder_finds_the_caller(void **state)
 	assert_int_equal(gt_unwind_parse("bogus"), -1);
 }
 
+/* ---- unwinding from a signal handler ------------------------------------- */
+
+static volatile sig_atomic_t sig_done;
+static uint64_t sig_pcs[8];
+static int sig_n;
+
+static void on_prof(int sig, siginfo_t *si, void *ctx)
+{
+	const ucontext_t *uc = ctx;
+	uint64_t pc = 0, fp = 0;
+
+	(void)sig;
+	(void)si;
+#if defined(__x86_64__)
+	pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+#elif defined(__aarch64__)
+	pc = (uint64_t)uc->uc_mcontext.pc;
+	fp = (uint64_t)uc->uc_mcontext.regs[29];
+#endif
+	sig_n = gt_unwind_signal(sig_pcs, 8, pc, fp);
+	sig_done = 1;
+}
+
+/* Global, so that -rdynamic gives dladdr their extents. */
+__attribute__((noinline)) void unit_spin_until_signal(void)
+{
+	while (!sig_done)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+__attribute__((noinline)) void unit_calls_spin(void)
+{
+	unit_spin_until_signal();
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static int in_fn(uint64_t pc, void *fn)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return 0;
+	return pc >= (uint64_t)(uintptr_t)fn && pc < (uint64_t)(uintptr_t)fn + sym->st_size;
+}
+
+static void signal_unwind_finds_the_interrupted(void **state)
+{
+	static const enum gt_unwinder kinds[] = {
+		GT_UNWIND_LIBGCC, GT_UNWIND_FP, GT_UNWIND_LIBUNWIND,
+	};
+	struct sigaction sa = { .sa_sigaction = on_prof, .sa_flags = SA_SIGINFO };
+	struct itimerval once = { { 0, 0 }, { 0, 2000 } };
+	uint64_t prime[2];
+
+	(void)state;
+	sigaction(SIGPROF, &sa, NULL);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (gt_unwind_init(kinds[i]) != kinds[i])
+			continue;
+		gt_unwind(prime, 2);        /* this thread's first, off the handler */
+		sig_done = 0;
+		setitimer(ITIMER_PROF, &once, NULL);
+		unit_calls_spin();
+		printf("# %s from a handler: %d frames\n", gt_unwind_name(), sig_n);
+		assert_true(sig_n >= 2);
+		assert_true(in_fn(sig_pcs[0], (void *)unit_spin_until_signal));
+		/* frame pointers: a leaf built without a frame of its own
+		 * (GCC's default) hides its caller, the walk goes on above */
+		if (kinds[i] != GT_UNWIND_FP)
+			assert_true(in_fn(sig_pcs[1], (void *)unit_calls_spin));
+	}
+	signal(SIGPROF, SIG_DFL);
+}
+
 /* ---- gt_callsite_capture ------------------------------------------------ */
 
 __attribute__((noinline)) static uint32_t site_a(void)
@@ -327,8 +448,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(same_array_same_id),
 		cmocka_unit_test(full_table_answers_zero),
+		cmocka_unit_test(publish_put_off_then_done),
 		cmocka_unit_test(many_threads_agree),
 		cmocka_unit_test(each_unwinder_finds_the_caller),
+		cmocka_unit_test(signal_unwind_finds_the_interrupted),
 		cmocka_unit_test(capture_writes_each_stack_once),
 		cmocka_unit_test(depth_zero_takes_no_stack),
 	};

@@ -38,6 +38,10 @@ void gt_callsite_config(void)
 {
 }
 
+void gt_hostsample_config(void)
+{
+}
+
 static int secure(void) { return 1; }
 static int not_secure(void) { return 0; }
 
