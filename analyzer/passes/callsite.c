@@ -174,6 +174,7 @@ static void add_stack(struct callsites *cs, const struct dump_reader *r,
 		memcpy(&f, (const uint8_t *)rec->stack.frames + i * sizeof(f), sizeof(f));
 		s->pf[i] = py_frame(r, &f, &s->py[i]);
 	}
+	callsites_forget_frames(cs, rec->stack.id);
 	free_stack(hmap_get_int(&cs->stacks, rec->stack.id));
 	hmap_put_int(&cs->stacks, rec->stack.id, s);
 }

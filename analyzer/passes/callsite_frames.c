@@ -137,6 +137,19 @@ static void free_frameset(void *v)
 	free(fs);
 }
 
+void callsites_forget_frames(struct callsites *cs, uint32_t id)
+{
+	for (uint64_t exact = 0; exact < 2; exact++) {
+		uint64_t key = (uint64_t)id << 1 | exact;
+		struct cs_frameset *fs = hmap_get_int(&cs->framesets, key);
+
+		if (fs) {
+			free_frameset(fs);
+			hmap_put_int(&cs->framesets, key, NULL);
+		}
+	}
+}
+
 void callsites_free_names(struct callsites *cs)
 {
 	struct cs_pc_name *p, *next;

@@ -70,6 +70,8 @@ struct callsites {
  * instruction, not a return address), made at the first call. */
 const struct cs_pc_name *callsites_pc_name(struct callsites *cs,
 					   const struct cs_frame *f, int exact);
+/* Stack id is defined again: the names made of its frames go. */
+void callsites_forget_frames(struct callsites *cs, uint32_t id);
 /* What callsites_release frees of callsite_frames.c's. */
 void callsites_free_names(struct callsites *cs);
 
