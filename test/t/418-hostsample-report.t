@@ -26,6 +26,7 @@ use JSON::PP;
 use Test::More;
 
 use GtDump qw(:DEFAULT run_analyzer KIND_HOSTSAMPLE HOST_RUNNING HOST_WAITING);
+use GtMore;
 use GtPerfetto qw(decode);
 use GtRun;
 
@@ -79,19 +80,26 @@ sub round_events {
 	return \@ev;
 }
 
+# With gpu: GPU records too (one clock), each round's kernels running
+# from its launches until its wait returns, the GPU idle after.
 sub family {
-	my ($to) = @_;
+	my ($to, $gpu) = @_;
 	my $m = prologue(100, 1);
 	my ($proc, $child, @ev) = (0, 0);
 
 	mkdir($to);
+	GtMore::clock_pair($m, T0 - 2 * MS, T0 - 2 * MS) if $gpu;
+	GtMore::window($m, 1, T0 - MS) if $gpu;
 	for my $i (0 .. ROUNDS - 1) {
-		$m->cpu_sample(t => T0 + $i * 10 * MS + 50_000, proc => $proc,
-			       child => $child);
+		my $t = T0 + $i * 10 * MS;
+		$m->cpu_sample(t => $t + 50_000, proc => $proc, child => $child);
 		$proc += $i < HALF ? 9 * MS : MS;
 		$child += $i < HALF ? 0 : 20 * MS;
 		$m->events(tid => 100, base_ns => T0, events => round_events($i));
+		GtMore::gpu_kernels($m, [{ start => $t + 20_000, end => $t + 1.1 * MS }])
+			if $gpu;
 	}
+	GtMore::window($m, 1, T0 - MS, T0 + ROUNDS * 10 * MS) if $gpu;
 	$m->end(end_ns => T0 + ROUNDS * 10 * MS + MS);
 	$m->write("$to/main.bin");
 	my $w = prologue(101, 100);
@@ -196,6 +204,25 @@ subtest '--json: host_samples' => sub {
 	my $none = run_analyzer('--json', 'examples/sample-pytorch.bin');
 	ok(-e 'examples/sample-pytorch.bin' ? $none->{out} =~ /"host_samples": null/ : 1,
 	   'a dump without samples: null');
+};
+
+subtest 'with GPU records: the GPU\'s idle time outside CUDA' => sub {
+	my $r = run_analyzer('--json', family("$dir/gpu", 1));
+	my $j = eval { JSON::PP->new->decode($r->{out}) } // {};
+	my %c = map { $_->{cause} => $_ } @{ $j->{host_samples}{causes} // [] };
+	my %cpu = map { $_->{name} => $_ } @{ $c{cpu_preprocessing}{functions} // [] };
+	my %wait = map { $_->{name} => $_ } @{ $c{dataloader_wait}{functions} // [] };
+	my %idle = map { $_->{cause} => $_->{ns} } @{ $j->{idle} // [] };
+
+	is($r->{exit}, 0, 'exit 0') or diag($r->{err});
+	is($j->{host_samples}{basis}, 'gpu_idle', 'samples in the GPU\'s idle time');
+	ok($idle{cpu_preprocessing} && $idle{dataloader_wait}, 'which has both causes')
+		or diag(explain($j->{idle}));
+	is($c{cpu_preprocessing}{cause_ns}, $idle{cpu_preprocessing}, 'their times');
+	near($cpu{'burn_b (train.py:21)'}{self_share}, 0.625, 'burn_b self share');
+	near($wait{'decode (dataset.py:5)'}{self_share}, 6 / 18, 'decode self share');
+	is($c{cpu_preprocessing}{samples} % 8, 0, 'whole rounds');
+	ok($c{cpu_preprocessing}{samples} >= 8 * 5, 'of the steady state');
 };
 
 subtest '--folded: collapsed stacks' => sub {
