@@ -24,7 +24,9 @@
 #include "preload/base/internal.h"
 #include "preload/base/output_path.h"
 #include "preload/base/settings.h"
+#include "preload/process/signals.h"
 #include "preload/record/writer.h"
+#include "preload/stack/hostsample.h"
 
 #define ARGS_MAX (1 << 20)          /* execl & co: more is E2BIG */
 
@@ -107,6 +109,8 @@ static int run_exec(enum how how, const char *file, int fd,
 		errno = ENOSYS;
 		return -1;
 	}
+	gt_hostsample_exec(0);              /* no tick inside the exec */
+	gt_signals_exec(0);
 	ended = gt_writer_exec_end();
 	if (how == BY_FD)
 		rc = ((fexec_fn)f)(fd, argv, env);
@@ -115,6 +119,8 @@ static int run_exec(enum how how, const char *file, int fd,
 	err = errno;
 	if (ended)
 		gt_writer_exec_failed();
+	gt_signals_exec(1);
+	gt_hostsample_exec(1);
 	errno = err;
 	return rc;
 }

@@ -36,6 +36,7 @@
 #include "preload/base/internal.h"
 #include "preload/process/signals.h"
 #include "preload/record/writer.h"
+#include "preload/stack/hostsample.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef void (*handler_fn)(int);
@@ -52,8 +53,7 @@ static struct sigaction prog[NSIG];
 
 static int req_sig;                 /* asks for a GPU window, 0 none */
 static void (*req_fn)(void);
-static int (*prof_fn)(siginfo_t *si, void *uc);   /* 1: the sampler's tick */
-static atomic_int prof_kept;        /* SIGPROF is kept (prof_fn set) */
+static atomic_int prof_kept;        /* SIGPROF is kept for the sampler */
 
 static const int watched[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGQUIT,           /* asked to stop */
@@ -229,7 +229,7 @@ static void on_request(int sig, siginfo_t *si, void *uc)
 /* SIGPROF: the sampler's tick, or the program's signal. */
 static void on_prof(int sig, siginfo_t *si, void *uc)
 {
-	if (prof_fn && prof_fn(si, uc))
+	if (gt_hostsample_signal(si, uc))
 		return;
 	run_program(sig, si, uc, 1);
 }
@@ -266,18 +266,19 @@ void gt_signals_request(int sig, void (*fn)(void))
 	req_sig = sig;
 }
 
-int gt_signals_prof(int (*fn)(siginfo_t *si, void *uc))
+/* Under the lock, when armed: SIGPROF kept if the host sampler is to
+ * run, and the sampler told whether it is. */
+static void keep_prof(void)
 {
-	sigset_t old;
-
-	if (is_request(SIGPROF))
-		return -1;
-	lock_take(&old);
-	prof_fn = fn;
+	if (!gt_hostsample_wanted())
+		return;
+	if (is_request(SIGPROF)) {
+		gt_hostsample_prof(-1);
+		return;
+	}
 	atomic_store(&prof_kept, 1);    /* the program's calls wait for the lock */
 	install_kept(SIGPROF, on_prof);
-	lock_give(&old);
-	return 0;
+	gt_hostsample_prof(1);
 }
 
 /* The program's sigaction() on a kept signal: kept aside, ours stays. */
@@ -311,6 +312,34 @@ static void install_if_default(int sig)
 	get_sigaction()(sig, &mine, NULL);
 }
 
+/* Under the lock: a kept signal to SIG_IGN for real, if the program's
+ * setting is (before an exec), or ours back (after a failed one). */
+static void exec_kept(int sig, void (*fn)(int, siginfo_t *, void *), int failed)
+{
+	struct sigaction ign;
+
+	if (!sig || prog[sig].sa_handler != SIG_IGN)
+		return;
+	if (failed) {
+		install_kept(sig, fn);
+		return;
+	}
+	ign = prog[sig];
+	get_sigaction()(sig, &ign, NULL);
+}
+
+void gt_signals_exec(int failed)
+{
+	sigset_t old;
+
+	lock_take(&old);
+	if (atomic_load(&armed))
+		exec_kept(req_sig, on_request, failed);
+	if (atomic_load(&prof_kept))
+		exec_kept(SIGPROF, on_prof, failed);
+	lock_give(&old);
+}
+
 void gt_signals_after_fork(void)
 {
 	atomic_flag_clear(&lock);
@@ -330,6 +359,7 @@ void gt_signals_arm(void)
 	for (size_t i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
 		install_if_default(watched[i]);
 	install_kept(req_sig, on_request);
+	keep_prof();
 	lock_give(&old);
 }
 

@@ -31,7 +31,11 @@ void gt_signals_init(void);
 
 /*
  * Install our handler for every watched signal the program left at
- * SIG_DFL.  Called once tracing has a dump (gt_writer_start), so a
+ * SIG_DFL, and keep the request signal and, when the host sampler is to
+ * run (hostsample.h), SIGPROF: ours stays whatever the program sets, and
+ * runs the program's setting for every SIGPROF that is not a tick of the
+ * sampler's (its handler, SIG_IGN, or SIG_DFL: the dump ended, then
+ * death).  Called once tracing has a dump (gt_writer_start), so a
  * program that never uses CUDA keeps its signals untouched.
  */
 void gt_signals_arm(void);
@@ -44,13 +48,11 @@ void gt_signals_arm(void);
 void gt_signals_request(int sig, void (*fn)(void));
 
 /*
- * The host sampler's SIGPROF (hostsample.c): ours is installed now and
- * stays whatever the program sets; fn (async-signal-safe) is given each
- * SIGPROF first and returns 1 when it was its timer's, else the program's
- * setting runs as without the library (its handler, SIG_IGN, or SIG_DFL:
- * the dump ended, then death).  -1 when SIGPROF asks for GPU windows.
+ * Around exec: a kept signal the program ignores is ignored for real
+ * before (failed = 0), as exec keeps SIG_IGN but puts a handler back to
+ * SIG_DFL; ours again if the exec failed (failed = 1).
  */
-int gt_signals_prof(int (*fn)(siginfo_t *si, void *uc));
+void gt_signals_exec(int failed);
 
 /* Fork child: our lock is free (the thread that held it is not there). */
 void gt_signals_after_fork(void);

@@ -25,7 +25,6 @@
 #include "preload/process/fork.h"
 #include "preload/record/ring.h"
 #include "preload/record/writer.h"
-#include "preload/stack/hostsample.h"
 
 __thread struct gt_thread gt_self __attribute__((tls_model("initial-exec")));
 _Atomic uint64_t gt_drops_no_ring;
@@ -39,12 +38,14 @@ static atomic_int exited_pending;   /* rings of exited threads not yet free */
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int exit_key_made;
+static void (*on_attached)(void), (*on_exiting)(void);    /* gt_ring_thread_hooks */
 
 static void thread_exited(void *arg)
 {
 	struct gt_ring *ring = arg;
 
-	gt_hostsample_thread_exit();
+	if (on_exiting)
+		on_exiting();
 	atomic_fetch_add(&exited_pending, 1);
 	atomic_store_explicit(&ring->exited, 1, memory_order_release);
 	gt_self.ring = NULL;
@@ -166,7 +167,8 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t, uintptr_t holder)
 	pthread_setspecific(exit_key, ring);
 	ring_give(t, ring, (uint32_t)syscall(SYS_gettid));
 	gt_writer_start();
-	gt_hostsample_thread();
+	if (on_attached)
+		on_attached();
 	return ring;
 no_ring:
 	atomic_fetch_add_explicit(&gt_drops_no_ring, 1, memory_order_relaxed);
@@ -208,6 +210,12 @@ struct gt_ring *gt_thread_attach_quiet(struct gt_thread *t, uint32_t tid)
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
 	return ring;
+}
+
+void gt_ring_thread_hooks(void (*attached)(void), void (*exiting)(void))
+{
+	on_attached = attached;
+	on_exiting = exiting;
 }
 
 void gt_rec_drop(struct gt_thread *t)

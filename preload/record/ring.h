@@ -88,6 +88,13 @@ struct gt_ring *gt_thread_attach(struct gt_thread *t, uintptr_t holder);
  */
 struct gt_ring *gt_thread_attach_quiet(struct gt_thread *t, uint32_t tid);
 
+/*
+ * Called on a thread right after gt_thread_attach gave it its ring (the
+ * dump is open then), and when it exits, before its ring is let go: the
+ * host sampler's, set once at start.
+ */
+void gt_ring_thread_hooks(void (*attached)(void), void (*exiting)(void));
+
 /* Registry walk for the writer: first ring, or NULL. */
 struct gt_ring *gt_ring_first(void);
 

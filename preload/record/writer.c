@@ -32,7 +32,6 @@
 #include "preload/env/sampler.h"
 #include "preload/process/signals.h"
 #include "preload/gpu/steps.h"
-#include "preload/stack/hostsample.h"
 #include "preload/record/writer.h"
 
 #define EV_CHUNK_MAX (256u << 10)   /* payload bytes per events chunk */
@@ -85,6 +84,7 @@ struct hooks {
 };
 
 static struct hooks cycle_hooks, end_hooks;
+static void (*start_hook)(void);    /* gt_writer_on_start */
 
 static uint32_t put_string(const char *s)
 {
@@ -849,7 +849,8 @@ void gt_writer_start(void)
 	}
 	start_thread();
 	gt_signals_arm();                   /* a dump to end: watch signals */
-	gt_hostsample_start();              /* then SIGPROF, if sampling */
+	if (start_hook)
+		start_hook();               /* the host sampler's */
 	gt_sampler_start();                 /* environment, then samples */
 }
 
@@ -861,7 +862,13 @@ void gt_writer_start_lazy(void)
 	atomic_store(&w.lazy, 1);
 	start_thread();
 	gt_signals_arm();
-	gt_hostsample_start();
+	if (start_hook)
+		start_hook();
+}
+
+void gt_writer_on_start(void (*fn)(void))
+{
+	start_hook = fn;
 }
 
 /* A dump to end: open, or lazy (made now if a ring holds a record). */

@@ -93,6 +93,10 @@ void gt_writer_side_reserve(size_t bytes);
  * 0 when it could not be written.  Any thread but the hot path. */
 uint32_t gt_writer_string(const char *s, size_t len);
 
+/* Called on the thread that starts the dump (gt_writer_start, lazy too),
+ * once its signals are watched: the host sampler's, set once at start. */
+void gt_writer_on_start(void (*fn)(void));
+
 /*
  * Called by the writer thread at each cycle before it drains (final = 0)
  * and once at exit before the last drain (final = 1): where parts with

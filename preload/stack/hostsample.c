@@ -37,7 +37,6 @@
 #include "preload/base/internal.h"
 #include "preload/base/ops.h"
 #include "preload/base/settings.h"
-#include "preload/process/signals.h"
 #include "preload/record/ring.h"
 #include "preload/record/writer.h"
 #include "preload/stack/callsite.h"
@@ -71,6 +70,7 @@ static struct {
 	timer_t main_timer;             /* KIND_MAIN's */
 	atomic_uint main_gen;           /* generation it was armed in, 0 none */
 	int hooked;                     /* the end note's hook is in */
+	int prof;                       /* gt_hostsample_prof: 1 kept */
 	_Atomic uint64_t samples, no_stack, trimmed;    /* this dump's */
 } hs = { .hz = 0 };
 
@@ -88,6 +88,19 @@ void gt_hostsample_config(void)
 	hs.wall = gt_setting(GT_S_HOST_CLOCK) == 1;
 	hs.native = (int)gt_setting(GT_S_HOST_NATIVE);
 	hs.period_ns = hs.hz ? 1000000000ull / hs.hz : 0;
+	gt_writer_on_start(gt_hostsample_start);
+	if (hs.hz)
+		gt_ring_thread_hooks(gt_hostsample_thread, gt_hostsample_thread_exit);
+}
+
+int gt_hostsample_wanted(void)
+{
+	return hs.hz != 0;
+}
+
+void gt_hostsample_prof(int kept)
+{
+	hs.prof = kept;
 }
 
 static unsigned generation(void)
@@ -104,14 +117,23 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Every period from now (on), or never (off). */
+static int set_timer(timer_t timer, int on)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+
+	if (on) {
+		its.it_interval.tv_sec = (time_t)(hs.period_ns / 1000000000u);
+		its.it_interval.tv_nsec = (long)(hs.period_ns % 1000000000u);
+		its.it_value = its.it_interval;
+	}
+	return timer_settime(timer, 0, &its, NULL);
+}
+
 /* A timer sending SIGPROF to thread tid every period; 0 or an errno. */
 static int make_timer(pid_t tid, uint64_t kind, timer_t *out)
 {
 	struct sigevent ev;
-	struct itimerspec its = {
-		.it_interval = { .tv_sec = (time_t)(hs.period_ns / 1000000000u),
-				 .tv_nsec = (long)(hs.period_ns % 1000000000u) },
-	};
 	clockid_t clock = hs.wall ? CLOCK_MONOTONIC : THREAD_CPUCLOCK(tid);
 
 	memset(&ev, 0, sizeof(ev));
@@ -119,10 +141,9 @@ static int make_timer(pid_t tid, uint64_t kind, timer_t *out)
 	ev.sigev_signo = SIGPROF;
 	ev.sigev_notify_thread_id = tid;
 	ev.sigev_value.sival_ptr = (void *)(uintptr_t)(MAGIC | kind);
-	its.it_value = its.it_interval;
 	if (timer_create(clock, &ev, out))
 		return errno;
-	if (timer_settime(*out, 0, &its, NULL)) {
+	if (set_timer(*out, 1)) {
 		int err = errno;
 
 		timer_delete(*out);
@@ -222,8 +243,9 @@ void gt_hostsample_start(void)
 	}
 	gt_callsite_prepare();
 	gt_writer_side_reserve(SIDE_ROOM);
-	if (gt_signals_prof(gt_hostsample_signal)) {
-		note_off("SIGPROF is GPUTRACE_GPU_SIGNAL", 1);
+	if (hs.prof != 1) {
+		note_off(hs.prof ? "SIGPROF is GPUTRACE_GPU_SIGNAL" :
+			 "no SIGPROF handler could be kept", 1);
 		return;
 	}
 	hs.main_tid = getpid();
@@ -271,6 +293,12 @@ void gt_hostsample_thread_exit(void)
 	timer_delete(me.timer);
 	if (gettid() == hs.main_tid)
 		atomic_store(&hs.main_gen, 0);
+}
+
+void gt_hostsample_exec(int failed)
+{
+	if (me.gen && me.gen == generation())
+		set_timer(me.timer, failed);
 }
 
 void gt_hostsample_after_fork(void)

@@ -18,25 +18,10 @@
  * test/bench/launch_cost.sh runs it untraced and traced, interleaved.
  */
 #define WL_CALL(f) f
-#include <time.h>
 #include <x86intrin.h>
 
+#include "test/bench/bench_time.h"
 #include "test/fake/workload.h"
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {

@@ -4,16 +4,18 @@
 # thread's samples come at the rate asked of its CPU time (what the
 # program measured itself), each stands for its share of that time, each
 # stack starts in the function that burnt (under every unwinder) and goes
-# on to its caller; GPUTRACE_HOST_HZ=0 takes none and says so; the wall
-# clock also samples a sleeping thread, as waiting.  A program with its
-# own SIGPROF (setitimer(ITIMER_PROF) with sigaction() or signal(), set
-# before or after the first CUDA call) gets as many signals as without
-# the library, none of ours, and is shown its own handler, while the
-# library still samples.  A forked child that burns CPU without a CUDA
-# call (a DataLoader worker) has its own dump with its samples.  Sampling
-# at 1000 Hz changes nothing where the library is pushed hardest: a fork
-# storm while threads launch, 2000 threads coming and going, SIGTERM while
-# threads launch: no hang, no lost call, complete dumps.
+# on to its caller; the main thread is sampled without a CUDA call of its
+# own (another thread made the first); GPUTRACE_HOST_HZ=0 takes none and
+# says so; the wall clock also samples a sleeping thread, as waiting.  A
+# program with its own SIGPROF (setitimer(ITIMER_PROF) with sigaction()
+# or signal(), set before or after the first CUDA call) gets as many
+# signals as without the library, none of ours, and is shown its own
+# handler, while the library still samples.  A forked child that burns
+# CPU without a CUDA call (a DataLoader worker) has its own dump with its
+# samples.  Sampling at 1000 Hz changes nothing where the library is
+# pushed hardest: a fork storm while threads launch, 2000 threads coming
+# and going, SIGTERM while threads launch, an exec chain: no hang, no lost
+# call, complete dumps; SIGPROF ignored stays ignored across an exec.
 use strict;
 use warnings;
 no warnings 'portable';     # 64-bit addresses in hexadecimal
@@ -116,6 +118,18 @@ for my $unwinder (qw(libunwind libgcc fp)) {
 	};
 }
 
+subtest 'the main thread is sampled without a CUDA call of its own' => sub {
+	my $r = GtRun::run(['w_hostcpu', 'remote', $MS], env => \%FAST);
+	my $s = said($r);
+	my $d = $r->{dump} && GtRead::read_dump($r->{dump});
+	my ($main) = keys %{ $s->{cpu} };
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	ok($d && $main, 'a dump, and the main thread\'s CPU time') or return;
+	is($main, $d->{pid}, 'the main thread said it');
+	check_thread($d, $main, $s->{cpu}{$main}, 100, $s->{fn}{burn_main}, 'main');
+};
+
 subtest 'GPUTRACE_HOST_HZ=1000: the CPU time is still right' => sub {
 	my ($r, $d, $s) = run_burn({ GPUTRACE_HOST_HZ => 1000 }) or return;
 	my ($main) = keys %{ $s->{cpu} };
@@ -214,6 +228,20 @@ subtest 'sampling through a fork storm while threads launch' => sub {
 	}
 	is($bad, 0, "each child's dump is complete, with its $m launches");
 	all_calls($d{ $t[-1]{pid} } && $d{ $t[-1]{pid} }[0], $t[-1], 'the parent');
+};
+
+subtest 'an exec chain, each image sampled up to its exec' => sub {
+	my $r = GtRun::run(['w_hostcpu', 'exec', 20, 30], env => \%HARD);
+
+	is($r->{exit}, 0, 'exits 0: no image died of a tick') or diag(GtRun::describe($r));
+	like($r->{stdout}, qr/^exec chain done$/m, 'the last image ran');
+};
+
+subtest 'SIGPROF ignored before an exec is ignored after it' => sub {
+	my $r = GtRun::run(['w_hostcpu', 'ignexec'], env => \%HARD);
+
+	is($r->{exit}, 0, 'exits 0') or diag(GtRun::describe($r));
+	like($r->{stdout}, qr/^prof ignored=1$/m, 'the new image finds it ignored');
 };
 
 subtest 'sampling while 2000 threads come and go' => sub {

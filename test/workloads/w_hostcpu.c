@@ -19,6 +19,14 @@
  *   w_hostcpu fork MS       launch, fork a child that burns MS ms in
  *                           burn_child and _exits without a CUDA call (a
  *                           DataLoader worker), wait for it, launch again
+ *   w_hostcpu exec N MS     launch, burn MS ms, then exec itself with N-1,
+ *                           down to 0, which prints "exec chain done"
+ *   w_hostcpu remote MS     another thread makes the first CUDA calls (and
+ *                           the dump); the main thread, which makes none,
+ *                           then burns MS ms in burn_main
+ *   w_hostcpu ignexec       SIGPROF ignored, a launch, then exec itself as
+ *                           "w_hostcpu shown", which prints "prof ignored=1"
+ *                           when it finds SIGPROF still ignored (else 0)
  *
  * Prints, for the test to compare with the dump:
  *   fn NAME LO HI              where a burn function's code is
@@ -200,6 +208,62 @@ static void fork_child(long ms)
 	ln_run(&L, L.stream, 1, 1);
 }
 
+/* A chain of images, each sampled while it burns right up to its exec. */
+static void exec_chain(const char *self, long n, long ms)
+{
+	char next[32], burn_ms[32];
+
+	ln_open(&L);
+	ln_run(&L, L.stream, 1, 1);
+	burn_main(ms);
+	if (n <= 0) {
+		printf("exec chain done\n");
+		return;
+	}
+	snprintf(next, sizeof(next), "%ld", n - 1);
+	snprintf(burn_ms, sizeof(burn_ms), "%ld", ms);
+	execl(self, self, "exec", next, burn_ms, (char *)NULL);
+	exit(WL_EXIT_FAIL);
+}
+
+static void *first_calls(void *arg)
+{
+	(void)arg;
+	ln_open(&L);
+	ln_run(&L, L.stream, 1, 1);
+	return NULL;
+}
+
+/* The main thread sampled without a CUDA call of its own. */
+static void remote(long ms)
+{
+	pthread_t t;
+	uint64_t t0;
+
+	pthread_create(&t, NULL, first_calls, NULL);
+	pthread_join(t, NULL);
+	t0 = thread_cpu_ns();
+	burn_main(ms);
+	say_cpu(thread_cpu_ns() - t0);
+}
+
+/* SIGPROF ignored before an exec stays ignored after it. */
+static void ignored_across_exec(const char *self, const char *mode)
+{
+	struct sigaction q;
+
+	if (!strcmp(mode, "shown")) {
+		sigaction(SIGPROF, NULL, &q);
+		printf("prof ignored=%d\n", q.sa_handler == SIG_IGN);
+		return;
+	}
+	signal(SIGPROF, SIG_IGN);
+	ln_open(&L);
+	ln_run(&L, L.stream, 1, 1);
+	execl(self, self, "shown", (char *)NULL);
+	exit(WL_EXIT_FAIL);
+}
+
 /* Sleep ms, whatever signals come meanwhile. */
 static void idle(long ms)
 {
@@ -217,6 +281,18 @@ int main(int argc, char **argv)
 	say_fn("burn_main", (void *)burn_main);
 	say_fn("burn_thread", (void *)burn_thread);
 	say_fn("burn_child", (void *)burn_child);
+	if (!strcmp(mode, "exec") && argc > 3) {
+		exec_chain(argv[0], atol(argv[2]), atol(argv[3]));
+		return 0;
+	}
+	if (!strcmp(mode, "remote") && argc > 2) {
+		remote(atol(argv[2]));
+		return 0;
+	}
+	if (!strcmp(mode, "ignexec") || !strcmp(mode, "shown")) {
+		ignored_across_exec(argv[0], mode);
+		return 0;
+	}
 	if (!strcmp(mode, "prof") && argc > 3) {
 		prof(argv[2], atol(argv[3]));
 		return 0;
