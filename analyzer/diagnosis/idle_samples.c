@@ -246,6 +246,8 @@ static struct idle_samples *build(const struct model *m, struct diagnosis *d)
 	memset(acc, 0, sizeof(acc));
 	cause_times(is, d);
 	is->hz = hostsamples_hz(hs);
+	if (!hostsamples_rate(hs, is->rate, sizeof(is->rate)))
+		is->rate[0] = 0;
 	is->note = hs ? hs->note : NULL;
 	is->samples = hs ? hs->total : 0;
 	is->lost = hs ? hs->lost : 0;

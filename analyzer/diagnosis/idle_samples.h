@@ -66,6 +66,8 @@ struct idle_samples {
 	int gpu;                    /* 1: GPU idle time by cause; 0: no GPU
 				       records, the host's time outside CUDA */
 	double hz;                  /* the sampler's rate, 0: not known */
+	char rate[96];              /* "100 Hz of each thread's CPU time", ""
+				       not known */
 	const char *note;           /* the library's note on the sampler */
 	uint64_t samples;           /* the process's, all */
 	uint64_t lost;              /* ... past what is kept (not counted) */

@@ -93,9 +93,9 @@ void hostsamples_add(struct model *m, const struct dump_reader *r,
 	if (rec->type == DUMP_EVENT && rec->event.op->kind == GT_KIND_HOSTSAMPLE) {
 		add_event(get(m), &rec->event);
 	} else if (rec->type == DUMP_NOTE &&
-		   !strncmp(rec->note.text, NOTE_PREFIX, strlen(NOTE_PREFIX))) {
-		free(get(m)->note);
-		m->hostsamples->note = xstrdup(rec->note.text);
+		   !strncmp(rec->note.text, NOTE_PREFIX, strlen(NOTE_PREFIX)) &&
+		   !(m->hostsamples && m->hostsamples->note)) {
+		get(m)->note = xstrdup(rec->note.text);     /* the first: how */
 	}
 }
 
@@ -132,6 +132,20 @@ void hostsamples_release(struct model *m)
 const struct hostsamples *hostsamples_of(const struct model *m)
 {
 	return m->hostsamples;
+}
+
+const char *hostsamples_rate(const struct hostsamples *hs, char *buf,
+			     size_t size)
+{
+	const char *p, *end;
+
+	if (!hostsamples_hz(hs))
+		return NULL;
+	p = hs->note + strlen(NOTE_PREFIX);
+	p += *p == ' ';
+	end = strstr(p, " (");
+	snprintf(buf, size, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+	return buf;
 }
 
 double hostsamples_hz(const struct hostsamples *hs)

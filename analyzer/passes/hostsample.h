@@ -52,7 +52,8 @@ struct hostsamples {
 	uint64_t cpu_ns;            /* the samples' CPU time (dur) */
 	uint64_t first_t, last_t;
 	struct hmap threads;        /* tid -> struct hs_thread */
-	char *note;                 /* the library's note on the sampler */
+	char *note;                 /* the library's first note on the sampler:
+				       how it sampled, or why not */
 };
 
 struct model;
@@ -70,5 +71,9 @@ const struct hostsamples *hostsamples_of(const struct model *m);
 /* The sampler's rate from its note ("host sampler: 100 Hz ..."): Hz, or
  * 0 when the note does not say (off, or no note). */
 double hostsamples_hz(const struct hostsamples *hs);
+/* Its rate as the note says it ("100 Hz of each thread's CPU time") in
+ * buf, or NULL when the note does not say. */
+const char *hostsamples_rate(const struct hostsamples *hs, char *buf,
+			     size_t size);
 
 #endif /* GPUTRACE_ANALYZER_HOSTSAMPLE_H */

@@ -103,11 +103,9 @@ static void cause_table(FILE *out, const struct idle_cause_samples *c,
 
 static void head(FILE *out, const struct idle_samples *is)
 {
-	char rate[64] = "rate not known", w[96] = "";
+	const char *rate = *is->rate ? is->rate : "rate not known";
+	char w[96] = "";
 
-	if (is->hz > 0)
-		snprintf(rate, sizeof(rate), "%.0f Hz of each thread's CPU time",
-			 is->hz);
 	if (is->workers)
 		snprintf(w, sizeof(w), ", %" PRIu64 " in %zu DataLoader worker%s",
 			 is->worker_samples, is->workers, plural(is->workers, "", "s"));
@@ -132,8 +130,8 @@ void hostsample_report_text(FILE *out, const struct model *m, size_t top)
 	const struct idle_samples *is = idle_samples_of(m);
 	size_t n = top && top < TEXT_TOP ? top : TEXT_TOP;
 
-	if (!is)
-		return;
+	if (!is || !(is->samples + is->worker_samples))
+		return;                 /* the sampler's note says why */
 	head(out, is);
 	for (int k = 0; k < IDLE_SAMPLE_CAUSES; k++) {
 		const struct idle_cause_samples *c = &is->c[k];
@@ -261,7 +259,7 @@ void hostsample_report_html(FILE *out, const struct model *m)
 	const struct idle_samples *is = idle_samples_of(m);
 	int any = 0;
 
-	if (!is)
+	if (!is || !(is->samples + is->worker_samples))
 		return;
 	fprintf(out, "<section class=\"samples\" id=\"host-samples\"><h2>What the "
 		"host ran %s outside CUDA</h2>\n<p>Host stack samples: "

@@ -88,6 +88,8 @@ sub family {
 	my ($proc, $child, @ev) = (0, 0);
 
 	mkdir($to);
+	$m->note(1, "host sampler: 100 Hz of each thread's CPU time (SIGPROF), "
+		 . '8 native frames; python frames: read directly');
 	GtMore::clock_pair($m, T0 - 2 * MS, T0 - 2 * MS) if $gpu;
 	GtMore::window($m, 1, T0 - MS) if $gpu;
 	for my $i (0 .. ROUNDS - 1) {
@@ -100,6 +102,7 @@ sub family {
 			if $gpu;
 	}
 	GtMore::window($m, 1, T0 - MS, T0 + ROUNDS * 10 * MS) if $gpu;
+	$m->note(1, 'host sampler: of 180 samples, 0 have no stack');
 	$m->end(end_ns => T0 + ROUNDS * 10 * MS + MS);
 	$m->write("$to/main.bin");
 	my $w = prologue(101, 100);
@@ -156,7 +159,8 @@ subtest 'text report: each cause\'s functions' => sub {
 
 	is($r->{exit}, 0, 'exit 0') or diag($r->{err});
 	unlike($r->{out}, qr/^Ranks/m, 'one process with its worker, not ranks');
-	like($r->{out}, qr/^What the host ran outside CUDA/m, 'the section');
+	like($r->{out}, qr/^What the host ran outside CUDA \(host samples: 100 Hz of each thread's CPU time;/m,
+	     'the section, with the rate the sampler\'s first note gives');
 	like($r->{out}, qr/inside a CUDA\s+call: no\s+sample/, 'says what it cannot see');
 	like($r->{out}, qr/^  180 samples in the process, 321 in 1 DataLoader worker;/m,
 	     'the samples counted');
@@ -188,6 +192,8 @@ subtest '--json: host_samples' => sub {
 
 	is($r->{exit}, 0, 'exit 0');
 	is($h->{samples}, 180, 'the process\'s samples');
+	is($h->{hz}, 100, 'the rate');
+	like($h->{note}, qr/^host sampler: 100 Hz/, 'the note on how they were taken');
 	is($h->{workers}, 1, 'one worker');
 	is($h->{worker_samples}, 321, 'its samples');
 	is($h->{incall_ticks}, 180, 'ticks inside CUDA calls');
