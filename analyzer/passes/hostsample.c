@@ -4,6 +4,7 @@
  * sample with its weight, a total per thread, the sampler's note; at the
  * end, the samples in time order (a dump's chunks hold one thread each).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,12 +109,26 @@ static int by_time(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* A sample stands for one period at most: a tick that came late, its
+ * expirations merged, ran at one place (the time before it ran others). */
+static void cap_weights(struct hostsamples *hs)
+{
+	double hz = hostsamples_hz(hs);
+	uint64_t period = hz > 0 ? (uint64_t)(1e9 / hz + 0.5) : 0;
+
+	for (size_t i = 0; period && i < hs->n; i++)
+		if (hs->v[i].weight > period)
+			hs->v[i].weight = period;
+}
+
 void hostsamples_finish(struct model *m)
 {
 	struct hostsamples *hs = m->hostsamples;
 
-	if (hs && hs->n)
-		qsort(hs->v, hs->n, sizeof(*hs->v), by_time);
+	if (!hs || !hs->n)
+		return;
+	cap_weights(hs);
+	qsort(hs->v, hs->n, sizeof(*hs->v), by_time);
 }
 
 void hostsamples_release(struct model *m)

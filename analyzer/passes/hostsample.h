@@ -11,8 +11,13 @@
  * A sample's weight is the time it stands for: a running thread's CPU
  * time since its previous sample (the event's dur); a waiting one's (the
  * wall clock, GPUTRACE_HOST_CLOCK=wall) wall time since its previous
- * sample, less that CPU time.  Samples are not CUDA calls: the model's
- * event counts leave them out.
+ * sample, less that CPU time; at most the sampler's period (its note's
+ * rate): a tick the kernel delivered late, its expirations merged (a
+ * thread that runs in bursts shorter than the kernel's tick, on a busy
+ * machine), ran at one place, and the time before it ran others, so that
+ * giving that place all of it would make the shares follow where late
+ * ticks land.  Samples are not CUDA calls: the model's event counts leave
+ * them out.
  */
 #ifndef GPUTRACE_ANALYZER_HOSTSAMPLE_H
 #define GPUTRACE_ANALYZER_HOSTSAMPLE_H
@@ -61,7 +66,7 @@ struct model;
 /* A host sample event, or a note (the sampler's says its rate). */
 void hostsamples_add(struct model *m, const struct dump_reader *r,
 		     const struct dump_record *rec);
-/* The samples in time order. */
+/* The samples in time order, their weights capped (above). */
 void hostsamples_finish(struct model *m);
 void hostsamples_release(struct model *m);
 

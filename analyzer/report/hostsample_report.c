@@ -128,7 +128,7 @@ static void head(FILE *out, const struct idle_samples *is)
 void hostsample_report_text(FILE *out, const struct model *m, size_t top)
 {
 	const struct idle_samples *is = idle_samples_of(m);
-	size_t n = top && top < TEXT_TOP ? top : TEXT_TOP;
+	size_t n = !top ? 0 : top < TEXT_TOP ? top : TEXT_TOP;   /* 0: all */
 
 	if (!is || !(is->samples + is->worker_samples))
 		return;                 /* the sampler's note says why */

@@ -70,7 +70,7 @@ int report_class_gpu(const struct model *m, const struct row *cls,
 
 struct json;
 /* The section of the text report: each outside-CUDA cause's top
- * functions (at most top, 0 = 5). */
+ * functions (5, fewer when top is less; top 0: all). */
 void hostsample_report_text(FILE *out, const struct model *m, size_t top);
 /* "host_samples" of the JSON report (null without samples). */
 void hostsample_report_json(struct json *j, const struct model *m);
