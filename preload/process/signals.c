@@ -182,14 +182,16 @@ static void reset_hand(int sig)
 }
 
 /*
- * The program's handler of a kept signal, with the mask and flags it asked
- * for; SIG_IGN: nothing; SIG_DFL: nothing, or (dfl_ends) what a watched
- * signal gets: the dump ended, then the default action.
+ * The program's handler of a kept signal, with the mask the kernel would
+ * have given it (the mask when the signal came, uc's, with the program's
+ * sa_mask and the signal itself unless SA_NODEFER); SIG_IGN: nothing;
+ * SIG_DFL: nothing, or (dfl_ends) what a watched signal gets: the dump
+ * ended, then the default action.
  */
 static void run_program(int sig, siginfo_t *si, void *uc, int dfl_ends)
 {
 	struct sigaction p = prog[sig];
-	sigset_t mask, old, self;
+	sigset_t mask, old;
 
 	if (p.sa_handler == SIG_IGN)
 		return;
@@ -200,14 +202,12 @@ static void run_program(int sig, siginfo_t *si, void *uc, int dfl_ends)
 	}
 	if (p.sa_flags & SA_RESETHAND)
 		reset_hand(sig);
-	mask = p.sa_mask;
-	sigemptyset(&self);
-	sigaddset(&self, sig);
-	if (!(p.sa_flags & SA_NODEFER))
-		sigaddset(&mask, sig);
-	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	sigorset(&mask, &((ucontext_t *)uc)->uc_sigmask, &p.sa_mask);
 	if (p.sa_flags & SA_NODEFER)
-		pthread_sigmask(SIG_UNBLOCK, &self, NULL);
+		sigdelset(&mask, sig);
+	else
+		sigaddset(&mask, sig);
+	pthread_sigmask(SIG_SETMASK, &mask, &old);
 	if (p.sa_flags & SA_SIGINFO)
 		p.sa_sigaction(sig, si, uc);
 	else
@@ -241,17 +241,27 @@ static int is_ours(const struct sigaction *a)
 		a->sa_sigaction == on_prof);
 }
 
-/* Under the lock: ours (fn) in place for a kept signal, the program's
- * setting kept to be run.  SIGPROF's runs on the thread's own stack: the
- * sampler's unwind needs more than an alternate stack may have. */
+/*
+ * Under the lock: ours (fn) in place for a kept signal, the program's
+ * setting kept to be run.  Every signal but a fault's is blocked while
+ * ours runs (a handler of the program's that came in between could wait
+ * for a lock the sampler holds); run_program gives the program's handler
+ * its own mask.  SIGPROF's runs on the thread's own stack: the sampler's
+ * unwind needs more than an alternate stack may have.
+ */
 static void install_kept(int sig, void (*fn)(int, siginfo_t *, void *))
 {
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+				      SIGABRT, SIGSYS };
 	struct sigaction cur, mine;
 
 	if (!sig || get_sigaction()(sig, NULL, &cur) || is_ours(&cur))
 		return;
 	memset(&mine, 0, sizeof(mine));
 	mine.sa_sigaction = fn;
+	sigfillset(&mine.sa_mask);
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&mine.sa_mask, faults[i]);
 	mine.sa_flags = SA_SIGINFO | SA_RESTART | (sig == SIGPROF ? 0 : SA_ONSTACK);
 	prog[sig] = cur;
 	get_sigaction()(sig, &mine, NULL);

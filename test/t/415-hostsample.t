@@ -9,8 +9,9 @@
 # says so; the wall clock also samples a sleeping thread, as waiting.  A
 # program with its own SIGPROF (setitimer(ITIMER_PROF) with sigaction()
 # or signal(), set before or after the first CUDA call) gets as many
-# signals as without the library, none of ours, and is shown its own
-# handler, while the library still samples.  A forked child that burns
+# signals as without the library, none of ours, runs its handler with the
+# mask the kernel gives it, and is shown its own handler, while the
+# library still samples.  A forked child that burns
 # CPU without a CUDA call (a DataLoader worker) has its own dump with its
 # samples.  Sampling at 1000 Hz changes nothing where the library is
 # pushed hardest: a fork storm while threads launch, 2000 threads coming
@@ -42,8 +43,8 @@ sub said {
 	for (split /\n/, $r->{stdout}) {
 		$s{fn}{$1} = [ hex $2, hex $3 ] if /^fn (\w+) 0x(\w+) 0x(\w+)$/;
 		$s{cpu}{$1} = $2 if /^cpu tid=(\d+) ns=(\d+)$/;
-		$s{prof} = { count => $1, leaked => $2, query => $3 }
-			if /^prof count=(\d+) leaked=(\d+) query=(\w+)$/;
+		$s{prof} = { count => $1, leaked => $2, mask => $3, query => $4 }
+			if /^prof count=(\d+) leaked=(\d+) mask=(\d+) query=(\w+)$/;
 		$s{child} = $1 if /^child pid=(\d+)$/;
 	}
 	return \%s;
@@ -175,6 +176,8 @@ for my $how (qw(sigaction late signal)) {
 		       'with it: as many signals (>= 3/4)');
 		cmp_ok($s->{prof}{count}, '<=', 1.25 * $p->{prof}{count} + 3, '(<= 5/4)');
 		is($s->{prof}{leaked}, 0, 'none of the library\'s ticks reach it');
+		is($p->{prof}{mask}, 0, 'without the library its handler runs with its mask');
+		is($s->{prof}{mask}, 0, 'with it too');
 		is($s->{prof}{query}, 'ok', 'sigaction()/signal() show its own handler');
 		my ($main) = keys %{ $s->{cpu} };
 		ok($d && $main, 'a dump') or return;

@@ -32,9 +32,13 @@
  *   fn NAME LO HI              where a burn function's code is
  *   cpu tid=T ns=N             a thread's CPU time from its first CUDA call
  *                              (burn: the main thread's from its first)
- *   prof count=C leaked=L query=ok|bad   (prof) the handler's calls, calls
- *                              that were not the program's timer's, and
- *                              whether sigaction()/signal() show its handler
+ *   prof count=C leaked=L mask=M query=ok|bad   (prof) the handler's calls,
+ *                              calls that were not the program's timer's,
+ *                              calls that ran with a mask other than the
+ *                              kernel gives (SIGPROF and, with sigaction,
+ *                              its sa_mask's SIGUSR1 blocked; SIGUSR2 not),
+ *                              and whether sigaction()/signal() show its
+ *                              handler
  *   child pid=P                (fork)
  */
 #include <dlfcn.h>
@@ -53,7 +57,8 @@
 
 static struct launcher L;
 static volatile uint64_t sink;
-static atomic_long prof_count, prof_leaked;
+static atomic_long prof_count, prof_leaked, prof_mask_bad;
+static int prof_usr1;                   /* SIGUSR1 in the handler's sa_mask */
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -126,9 +131,21 @@ static void burn(long ms, long threads)
 
 /* ---- the program's own SIGPROF ------------------------------------------ */
 
+/* The mask a handler runs with, as the kernel sets it. */
+static void check_mask(void)
+{
+	sigset_t m;
+
+	pthread_sigmask(SIG_BLOCK, NULL, &m);
+	if (!sigismember(&m, SIGPROF) || sigismember(&m, SIGUSR2) ||
+	    sigismember(&m, SIGUSR1) != prof_usr1)
+		atomic_fetch_add(&prof_mask_bad, 1);
+}
+
 static void on_prof_info(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig, (void)uc;
+	check_mask();
 	if (si->si_code == SI_TIMER)    /* a timer_create timer: not ours */
 		atomic_fetch_add(&prof_leaked, 1);
 	else
@@ -138,6 +155,7 @@ static void on_prof_info(int sig, siginfo_t *si, void *uc)
 static void on_prof_plain(int sig)
 {
 	(void)sig;
+	check_mask();
 	atomic_fetch_add(&prof_count, 1);
 }
 
@@ -150,6 +168,9 @@ static int set_handler(const char *how)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_prof_info;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR1);
+	prof_usr1 = 1;
 	return sigaction(SIGPROF, &sa, NULL);
 }
 
@@ -179,8 +200,9 @@ static void prof(const char *how, long ms)
 	setitimer(ITIMER_PROF, &it, NULL);
 	burn(ms, 0);
 	setitimer(ITIMER_PROF, &off, NULL);
-	printf("prof count=%ld leaked=%ld query=%s\n", atomic_load(&prof_count),
-	       atomic_load(&prof_leaked), shows_own(how) ? "ok" : "bad");
+	printf("prof count=%ld leaked=%ld mask=%ld query=%s\n", atomic_load(&prof_count),
+	       atomic_load(&prof_leaked), atomic_load(&prof_mask_bad),
+	       shows_own(how) ? "ok" : "bad");
 }
 
 /* ---- a DataLoader worker ------------------------------------------------ */
