@@ -8,7 +8,7 @@ ANALYZER_UNIT_BIN := $(ANALYZER_UNIT_SRC:test/unit/%.c=$(TEST_B)/%)
 ANALYZER_LIB_OBJ := $(filter-out $(B)/analyzer/cmd/main.o,$(ANALYZER_OBJ)) $(PROTO_OBJ)
 
 $(TEST_B)/test_analyzer_%: test/unit/test_analyzer_%.c $(ANALYZER_LIB_OBJ) \
-		$(wildcard analyzer/*/*.h) include/gputrace/*.h
+		$(wildcard analyzer/*/*.h test/unit/*.h) include/gputrace/*.h
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $< $(ANALYZER_LIB_OBJ) \
 		$(CMOCKA_LIBS) $(ANALYZER_LIBS) -lstdc++ -lm

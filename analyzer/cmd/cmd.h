@@ -10,13 +10,16 @@
 #include <stddef.h>
 
 #include "analyzer/export/export.h"
+#include "analyzer/pipeline/family.h"
 
-/* The text or JSON report of one dump (cmd_report.c). */
-int cmd_report(const struct export_opts *o, const char *path);
-/* One dump's timeline, database or HTML report (cmd_export.c). */
-int cmd_export(const struct export_opts *o, const char *path);
-/* Several dumps: the ranks report, or their exports (cmd_ranks.c). */
-int cmd_ranks(const struct export_opts *o, char **paths, size_t n);
+/* The text or JSON report of one process (its dump, its workers':
+ * family.h) (cmd_report.c). */
+int cmd_report(const struct export_opts *o, struct family *f);
+/* One process's timeline, database, HTML report or collapsed stacks
+ * (cmd_export.c). */
+int cmd_export(const struct export_opts *o, struct family *f);
+/* Several processes: the ranks report, or their exports (cmd_ranks.c). */
+int cmd_ranks(const struct export_opts *o, struct family *f, size_t n);
 /* Two runs compared (cmd_diff.c). */
 int cmd_diff(const struct export_opts *o, const char *before, const char *after);
 

@@ -6,6 +6,7 @@
  * report.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "analyzer/cmd/cmd.h"
 #include "analyzer/report/html.h"
@@ -13,9 +14,22 @@
 #include "analyzer/report/ranks.h"
 #include "analyzer/lib/util.h"
 
-int cmd_ranks(const struct export_opts *o, char **paths, size_t n)
+/* The ranks' models, in the ranks' order, for --folded. */
+static int folded_ranks(const char *out, const struct ranks *rk)
 {
-	struct ranks *rk = ranks_load(paths, n, o->html ? LOADER_TIMELINE : 0);
+	struct model **m = xcalloc(rk->n, sizeof(*m));
+	int rc;
+
+	for (size_t i = 0; i < rk->n; i++)
+		m[i] = rk->r[i].m;
+	rc = folded_export(out, m, rk->n);
+	free(m);
+	return rc;
+}
+
+int cmd_ranks(const struct export_opts *o, struct family *f, size_t n)
+{
+	struct ranks *rk = ranks_load(f, n, o->html ? LOADER_TIMELINE : 0);
 	int rc = 0;
 
 	if (!rk)
@@ -30,7 +44,9 @@ int cmd_ranks(const struct export_opts *o, char **paths, size_t n)
 		rc = perfetto_export(o->perfetto, rk->dumps, rk->n, o);
 	if (!rc && o->sqlite)
 		rc = sqlite_export(o->sqlite, rk->dumps, rk->n);
-	if (!rc && !o->html && !o->trace && !o->perfetto && !o->sqlite) {
+	if (!rc && o->folded)
+		rc = folded_ranks(o->folded, rk);
+	if (!rc && !export_wanted(o)) {
 		if (o->json)
 			ranks_report_json(stdout, rk);
 		else

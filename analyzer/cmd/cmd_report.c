@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_report.c - the report of one dump: read it through the pipeline,
- * then the text report or, with --json, one JSON object.
+ * cmd_report.c - the report of one process: read its dump through the
+ * pipeline, its DataLoader workers' with it, then the text report or,
+ * with --json, one JSON object.
  */
 #include <stdio.h>
 
@@ -12,12 +13,13 @@
 #include "analyzer/report/report.h"
 #include "analyzer/lib/util.h"
 
-int cmd_report(const struct export_opts *o, const char *path)
+int cmd_report(const struct export_opts *o, struct family *f)
 {
 	struct model m;
 
-	progress_begin("reading", progress_file_size(path));
-	if (loader_model(path, &m, 0) < 0)
+	progress_begin("reading", progress_file_size(f->path));
+	family_give_workers(f, &m);
+	if (loader_model_workers(f->path, &m, 0, 0) < 0)
 		return EXIT_BADINPUT;
 	progress_end();
 	if (o->json)

@@ -75,6 +75,9 @@ int export_option(int opt, const char *arg, struct export_opts *o)
 	case EXPORT_OPT_HTML:
 		o->html = arg;
 		return 0;
+	case EXPORT_OPT_FOLDED:
+		o->folded = arg;
+		return 0;
 	case EXPORT_OPT_DIFF:
 		o->diff = 1;
 		return 0;
@@ -110,6 +113,8 @@ static const char *file_option(const struct export_opts *o)
 		return "--perfetto";
 	if (o->sqlite)
 		return "--sqlite";
+	if (o->folded)
+		return "--folded";
 	return o->html ? "--html" : NULL;
 }
 
@@ -195,5 +200,6 @@ int export_set_window(const struct export_opts *o, struct export_dump *d,
 
 int export_wanted(const struct export_opts *o)
 {
-	return o->trace || o->perfetto || o->sqlite || o->html || o->diff;
+	return o->trace || o->perfetto || o->sqlite || o->html || o->folded ||
+	       o->diff;
 }

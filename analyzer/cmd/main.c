@@ -47,6 +47,7 @@ static const char usage_text[] =
 	"       " PROG_NAME " --trace OUT.json [--from S] [--to S] [--steps N..M] DUMP...\n"
 	"       " PROG_NAME " --sqlite OUT.db DUMP...\n"
 	"       " PROG_NAME " --html OUT.html DUMP...\n"
+	"       " PROG_NAME " --folded OUT.txt DUMP...\n"
 	"       " PROG_NAME " --diff [--json | [--top N] [--wide]] BEFORE AFTER\n"
 	"    DUMP '-' reads the dump from standard input.\n"
 	"\n"
@@ -137,35 +138,47 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->npaths = argc - optind;
 }
 
-/* Which command the options and the dumps found ask for. */
-static int dispatch(const struct export_opts *o, char **v, size_t count)
+/* Which command the options and the processes found ask for. */
+static int dispatch(const struct export_opts *o, struct family *f, size_t n)
 {
-	if (o->have_top && count > 1 && !o->diff) {
+	if (o->have_top && n > 1) {
 		error_msg("--top applies to the report of one dump or to --diff");
 		return EXIT_BADINPUT;
 	}
-	if (o->diff && count != 2) {
+	if (n == 1 && !export_wanted(o))
+		return cmd_report(o, f);
+	if (n == 1)
+		return cmd_export(o, f);
+	return cmd_ranks(o, f, n);
+}
+
+/* --diff: two dumps as given, workers or not. */
+static int diff(const struct export_opts *o, char **v, size_t count)
+{
+	if (count != 2) {
 		error_msg("--diff compares two dumps, not %zu", count);
 		return EXIT_BADINPUT;
 	}
-	if (o->diff)
-		return cmd_diff(o, v[0], v[1]);
-	if (count == 1 && !export_wanted(o))
-		return cmd_report(o, v[0]);
-	if (count == 1)
-		return cmd_export(o, v[0]);
-	return cmd_ranks(o, v, count);
+	return cmd_diff(o, v[0], v[1]);
 }
 
 static int run(const struct options *o)
 {
 	size_t count;
 	char **v = loader_find_dumps(o->paths, o->npaths, &count);
+	struct family *f;
+	size_t n;
 	int rc;
 
 	if (!v)
 		return EXIT_BADINPUT;
-	rc = dispatch(&o->ex, v, count);
+	if (o->ex.diff) {
+		rc = diff(&o->ex, v, count);
+	} else {
+		f = loader_families(v, count, &n);
+		rc = n ? dispatch(&o->ex, f, n) : EXIT_BADINPUT;
+		loader_free_families(f, n);
+	}
 	loader_free_dumps(v, count);
 	return rc;
 }

@@ -26,6 +26,7 @@ struct diagnosis *diagnosis_of(struct model *m)
 		hmap_init(&d->cont_shapes);
 		for (int l = 0; l < GL_KINDS; l++)
 			d->gpu_budget[l] = DIAG_MAX_GPU_SPANS;
+		d->outside_budget = DIAG_MAX_HOST_SPANS;
 		d->base_ns = m->start_ns - m->start_ns % DIAG_BUCKET_NS;
 		m->diag = d;
 	}
@@ -275,6 +276,8 @@ void diagnosis_release(struct model *m)
 	span_release(&d->windows);
 	span_release(&d->region);
 	span_release(&d->warm_region);
+	span_release(&d->outside);
+	idle_samples_release(d);
 	for (size_t i = 0; i < ARRAY_SIZE(d->bucket_pages); i++)
 		free(d->bucket_pages[i]);
 	free(d->samples);

@@ -475,6 +475,13 @@ struct diagnosis {
 	struct span_list warm_region;   /* warm-up steps (x windows) */
 	struct breakdown steady, warm;
 	struct host_breakdown host, host_warm;
+	struct span_list outside;       /* the steady moments whose idle time
+					   is "outside CUDA" (GPU idle, or
+					   without GPU records the host's):
+					   where host samples count
+					   (idle_samples.c) */
+	size_t outside_budget;
+	struct idle_samples *isamples;  /* idle_samples.c, made when asked */
 	struct hmap sync_sites;         /* stack id -> struct sync_site */
 	uint64_t region_kernels, region_launches, region_launch_ns;
 	uint64_t region_small, region_small_ns, region_kernel_ns;
@@ -587,7 +594,22 @@ void contention_add(struct diagnosis *d, uint32_t name_str, const int32_t *grid,
 double contention_share(const struct diagnosis *d);
 void contention_release(struct diagnosis *d);
 
+/* idle_samples.c: which outside-CUDA cause host sample s counts in (its
+ * process: the traced one, or a worker), -1 none (idle_samples.h);
+ * *hint: a cursor for samples in time order, from 0. */
+struct hs_sample;
+struct callsite_frame;
+int idle_sample_cause(const struct diagnosis *d, const struct hs_sample *s,
+		      int worker, size_t *hint);
+/* The frames that name s's functions (its Python frames, else its native
+ * ones), the first naming it: how many, 0 without a stack. */
+size_t idle_sample_frames(const struct model *m, const struct hs_sample *s,
+			  const struct callsite_frame **f);
+void idle_samples_release(struct diagnosis *d);
+
 /* idle.c */
+/* [t0, t1) of the steady state is idle time outside CUDA (d->outside). */
+void idle_outside_mark(struct diagnosis *d, uint64_t t0, uint64_t t1);
 void idle_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1,
 		    struct breakdown *b, int sites);
 void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int sites,

@@ -112,11 +112,18 @@ static void add_sync(struct walk *w, uint64_t ns, int kind, uint32_t stack)
 		site_add(w->d, stack, ns);
 }
 
+void idle_outside_mark(struct diagnosis *d, uint64_t t0, uint64_t t1)
+{
+	span_add(&d->outside, t0, t1, &d->outside_budget);
+}
+
 static void add_outside(struct walk *w, uint64_t t, uint64_t ns)
 {
 	const struct outside_split *o = idle_outside_at(w->d, t);
 	uint64_t cpu, loader, io;
 
+	if (w->sites)           /* the steady state's walk */
+		idle_outside_mark(w->d, t, t + ns);
 	if (!o) {
 		w->b->cause[IC_OUTSIDE] += ns;
 		return;
@@ -403,6 +410,8 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int site
 		} else if (st == HC_OUTSIDE) {
 			double ns = (double)(end - t), rest;
 
+			if (sites && !d->have_gpu)
+				idle_outside_mark(d, t, end);
 			o = idle_outside_at(d, t);
 			rest = o ? ns * (1 - o->cpu - o->loader - o->io) : ns;
 			b->outside[0] += o ? sat_from_double(o->cpu * ns) : 0;

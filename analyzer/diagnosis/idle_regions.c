@@ -99,6 +99,7 @@ void idle_finish(struct model *m, struct diagnosis *d)
 	if (d->have_gpu)
 		timed_steps(d);
 	attribute(d, &d->region, &d->steady, &d->host, 1);
+	span_normalize(&d->outside);    /* the devices' walks, together */
 	attribute(d, &d->warm_region, &d->warm, &d->host_warm, 0);
 	for (size_t i = 0; i < d->region.n; i++)
 		idle_gpu_region_stats(d, d->region.v[i].t0, d->region.v[i].t1);

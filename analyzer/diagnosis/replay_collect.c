@@ -124,7 +124,8 @@ static void keep_event(struct rp_collect *c, const struct dump_event *ev)
 {
 	struct rp_ev *e;
 
-	if (ev->op->kind == GT_KIND_NVTX || ev->t0 < c->lo || ev->t0 >= c->hi ||
+	if (ev->op->kind == GT_KIND_NVTX || ev->op->kind == GT_KIND_HOSTSAMPLE ||
+	    ev->t0 < c->lo || ev->t0 >= c->hi ||
 	    ev->result)
 		return;
 	if (c->nev == RP_MAX_EVENTS) {

@@ -2,7 +2,8 @@
 /*
  * export.h - the outputs beyond the text and JSON reports: the Perfetto
  * timeline (--trace, --perfetto), the SQLite database (--sqlite), the HTML report
- * (--html), several dumps at once (ranks.h) and the comparison of two
+ * (--html), the host samples' collapsed stacks (--folded), several dumps
+ * at once (ranks.h) and the comparison of two
  * runs (--diff, diff.h).  main.c parses the options into export_opts and
  * hands the dumps to a command (cmd.h).
  */
@@ -20,6 +21,7 @@ struct export_opts {
 	const char *perfetto;       /* --perfetto FILE */
 	const char *sqlite;         /* --sqlite FILE */
 	const char *html;           /* --html FILE */
+	const char *folded;         /* --folded FILE */
 	int diff;                   /* --diff BEFORE AFTER */
 	int json;                   /* --json */
 	size_t top;                 /* --top */
@@ -47,7 +49,7 @@ struct export_dump {
 enum {
 	EXPORT_OPT_TRACE = 512, EXPORT_OPT_SQLITE, EXPORT_OPT_HTML,
 	EXPORT_OPT_DIFF, EXPORT_OPT_FROM, EXPORT_OPT_TO, EXPORT_OPT_STEPS,
-	EXPORT_OPT_PERFETTO,
+	EXPORT_OPT_PERFETTO, EXPORT_OPT_FOLDED,
 };
 
 #define EXPORT_LONGOPTS \
@@ -55,6 +57,7 @@ enum {
 	{ "perfetto", required_argument, NULL, EXPORT_OPT_PERFETTO }, \
 	{ "sqlite", required_argument, NULL, EXPORT_OPT_SQLITE }, \
 	{ "html", required_argument, NULL, EXPORT_OPT_HTML }, \
+	{ "folded", required_argument, NULL, EXPORT_OPT_FOLDED }, \
 	{ "diff", no_argument, NULL, EXPORT_OPT_DIFF }, \
 	{ "from", required_argument, NULL, EXPORT_OPT_FROM }, \
 	{ "to", required_argument, NULL, EXPORT_OPT_TO }, \
@@ -67,6 +70,8 @@ enum {
 	"    --steps N..M  only steps N to M (timelines; needs step detection)\n" \
 	"    --sqlite OUT  write an SQLite database, one table per record kind\n" \
 	"    --html OUT    write a self-contained HTML report\n" \
+	"    --folded OUT  write the host samples' collapsed stacks (flamegraph.pl,\n" \
+	"                  speedscope): \"root;...;leaf count\", a line per stack\n" \
 	"                  (OUT is replaced once complete; - is standard output,\n" \
 	"                  but for --sqlite)\n" \
 	"    --diff        compare two dumps: BEFORE AFTER\n"
@@ -91,5 +96,8 @@ int trace_export(const char *out, struct export_dump *d, size_t n,
 int perfetto_export(const char *out, struct export_dump *d, size_t n,
 		    const struct export_opts *o);
 int sqlite_export(const char *out, struct export_dump *d, size_t n);
+/* The host samples of the n models (each with its workers) as collapsed
+ * stacks (export_folded.c). */
+int folded_export(const char *out, struct model *const *m, size_t n);
 
 #endif /* GPUTRACE_ANALYZER_EXPORT_H */

@@ -67,6 +67,11 @@ void pft_reset(struct trace *t)
 {
 }
 
+void pft_sample(struct trace *t, uint32_t tid, uint64_t host_ns,
+		const struct pft_frame *f, size_t n)
+{
+}
+
 #else
 
 #include "analyzer/export/export_trace_internal.h"
@@ -76,8 +81,11 @@ void pft_reset(struct trace *t)
 #define SEQ_CLOCK 64                /* the sequences' incremental clock */
 #define BOOTTIME PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__BUILTIN_CLOCKS__BOOTTIME
 
-/* What is interned, each with its own numbers. */
-enum { IN_NAME, IN_CAT, IN_ANN, IN_STR, IN_TYPES };
+/* What is interned, each with its own numbers: the track events' names,
+ * categories, argument names and values; the host samples' function
+ * names, mapping paths, mappings, frames and callstacks. */
+enum { IN_NAME, IN_CAT, IN_ANN, IN_STR, IN_FUNC, IN_PATH, IN_MAP, IN_FRAME,
+       IN_STACK, IN_TYPES };
 
 struct pft_istr {
 	char *key;                  /* as asked for */
@@ -117,6 +125,7 @@ struct pft {
 	struct pft_new_strings in;
 	/* per dump */
 	struct pft_track *process;
+	struct pft_track *samples;  /* the host samples' sequence */
 	struct hmap tracks;         /* JSON tid -> track */
 	struct hmap streams;        /* tid << 32 | stream -> track */
 	struct hmap counters;       /* name -> track */
@@ -213,9 +222,10 @@ static void add_new(struct pft_new_strings *in, int type, const char *s,
 	}
 }
 
-/* The iid of s on tk's sequence, sent with the next packet if new there. */
-static uint64_t intern(struct pft *pf, struct pft_track *tk, int type,
-		       const char *s)
+/* The entry of s (its iid, its text as written); *fresh: tk's sequence
+ * was not sent it yet (it is counted as sent now). */
+static const struct pft_istr *intern_entry(struct pft *pf, struct pft_track *tk,
+					   int type, const char *s, int *fresh)
 {
 	struct pft_istr *e = hmap_get_str(&pf->intern[type], s);
 
@@ -226,7 +236,18 @@ static uint64_t intern(struct pft *pf, struct pft_track *tk, int type,
 		e->iid = ++pf->niid[type];
 		hmap_put_str(&pf->intern[type], e->key, e);
 	}
-	if (!bit_test_set(&tk->sent[type], e->iid))
+	*fresh = !bit_test_set(&tk->sent[type], e->iid);
+	return e;
+}
+
+/* The iid of s on tk's sequence, sent with the next packet if new there. */
+static uint64_t intern(struct pft *pf, struct pft_track *tk, int type,
+		       const char *s)
+{
+	int fresh;
+	const struct pft_istr *e = intern_entry(pf, tk, type, s, &fresh);
+
+	if (fresh)
 		add_new(&pf->in, type, e->s, e->iid);
 	return e->iid;
 }
@@ -620,6 +641,9 @@ void pft_reset(struct trace *t)
 {
 	struct pft *pf = t->pf;
 
+	if (pf->samples)
+		free_track(pf->samples);
+	pf->samples = NULL;
 	free_tracks(&pf->tracks);
 	free_tracks(&pf->streams);
 	free_tracks(&pf->counters);
@@ -646,6 +670,183 @@ void pft_free(struct pft *pf)
 		hmap_release(&pf->intern[i]);
 	}
 	free(pf);
+}
+
+/* ---- host samples: PerfSample packets, their callstacks interned -------- */
+
+/* What one sample's packet interns, made as it goes. */
+struct pft_stack_new {
+	Perfetto__Protos__InternedData d;
+	Perfetto__Protos__InternedString *str;      /* functions, then paths */
+	Perfetto__Protos__InternedString **pfunc, **ppath;
+	Perfetto__Protos__Mapping *map, **pmap;
+	Perfetto__Protos__Frame *frame, **pframe;
+	Perfetto__Protos__Callstack stack, *pstack;
+	size_t nstr;
+};
+
+static void new_string(struct pft_stack_new *in, Perfetto__Protos__InternedString ***list,
+		       size_t *n, const struct pft_istr *e)
+{
+	Perfetto__Protos__InternedString *is = &in->str[in->nstr++];
+
+	perfetto__protos__interned_string__init(is);
+	is->has_iid = is->has_str = 1;
+	is->iid = e->iid;
+	is->str = (ProtobufCBinaryData){ strlen(e->s), (uint8_t *)e->s };
+	(*list)[(*n)++] = is;
+}
+
+/* The mapping named name (a module, "python"), interned with its path. */
+static uint64_t sample_mapping(struct pft *pf, struct pft_stack_new *in,
+			       const char *name, uint64_t *path_iid)
+{
+	int fresh;
+	const struct pft_istr *p = intern_entry(pf, pf->samples, IN_PATH, name, &fresh);
+	const struct pft_istr *m;
+	Perfetto__Protos__Mapping *pm;
+
+	*path_iid = p->iid;
+	if (fresh)
+		new_string(in, &in->ppath, &in->d.n_mapping_paths, p);
+	m = intern_entry(pf, pf->samples, IN_MAP, name, &fresh);
+	if (!fresh)
+		return m->iid;
+	pm = &in->map[in->d.n_mappings];
+	perfetto__protos__mapping__init(pm);
+	pm->has_iid = 1;
+	pm->iid = m->iid;
+	pm->n_path_string_ids = 1;
+	pm->path_string_ids = path_iid;
+	in->pmap[in->d.n_mappings++] = pm;
+	return m->iid;
+}
+
+/* A frame: its function in its mapping. */
+static uint64_t sample_frame(struct pft *pf, struct pft_stack_new *in,
+			     const struct pft_frame *f, uint64_t *path_iid)
+{
+	uint64_t map = sample_mapping(pf, in, f->mapping, path_iid);
+	const struct pft_istr *fn, *fr;
+	Perfetto__Protos__Frame *pf_;
+	char key[48];
+	int fresh;
+
+	fn = intern_entry(pf, pf->samples, IN_FUNC, f->name, &fresh);
+	if (fresh)
+		new_string(in, &in->pfunc, &in->d.n_function_names, fn);
+	snprintf(key, sizeof(key), "%llu:%llu", (unsigned long long)map,
+		 (unsigned long long)fn->iid);
+	fr = intern_entry(pf, pf->samples, IN_FRAME, key, &fresh);
+	if (!fresh)
+		return fr->iid;
+	pf_ = &in->frame[in->d.n_frames];
+	perfetto__protos__frame__init(pf_);
+	pf_->has_iid = pf_->has_function_name_id = pf_->has_mapping_id = 1;
+	pf_->has_rel_pc = 1;
+	pf_->iid = fr->iid;
+	pf_->function_name_id = fn->iid;
+	pf_->mapping_id = map;
+	in->pframe[in->d.n_frames++] = pf_;
+	return fr->iid;
+}
+
+/* The callstack of frames f[0..n) (root first), interned into in. */
+static uint64_t sample_stack(struct pft *pf, struct pft_stack_new *in,
+			     const struct pft_frame *f, size_t n,
+			     uint64_t *ids, uint64_t *paths)
+{
+	char *key = xcalloc(n + 1, 24), *at = key;
+	const struct pft_istr *e;
+	int fresh;
+
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = sample_frame(pf, in, &f[i], &paths[i]);
+		at += sprintf(at, "%llu,", (unsigned long long)ids[i]);
+	}
+	e = intern_entry(pf, pf->samples, IN_STACK, key, &fresh);
+	free(key);
+	if (fresh) {
+		perfetto__protos__callstack__init(&in->stack);
+		in->stack.has_iid = 1;
+		in->stack.iid = e->iid;
+		in->stack.n_frame_ids = n;
+		in->stack.frame_ids = ids;
+		in->pstack = &in->stack;
+		in->d.n_callstacks = 1;
+		in->d.callstacks = &in->pstack;
+	}
+	return e->iid;
+}
+
+static void stack_new_init(struct pft_stack_new *in, size_t n)
+{
+	memset(in, 0, sizeof(*in));
+	perfetto__protos__interned_data__init(&in->d);
+	in->str = xcalloc(2 * n + 1, sizeof(*in->str));
+	in->pfunc = in->d.function_names = xcalloc(n + 1, sizeof(*in->pfunc));
+	in->ppath = in->d.mapping_paths = xcalloc(n + 1, sizeof(*in->ppath));
+	in->map = xcalloc(n + 1, sizeof(*in->map));
+	in->pmap = in->d.mappings = xcalloc(n + 1, sizeof(*in->pmap));
+	in->frame = xcalloc(n + 1, sizeof(*in->frame));
+	in->pframe = in->d.frames = xcalloc(n + 1, sizeof(*in->pframe));
+}
+
+static void stack_new_free(struct pft_stack_new *in)
+{
+	free(in->str);
+	free(in->pfunc);
+	free(in->ppath);
+	free(in->map);
+	free(in->pmap);
+	free(in->frame);
+	free(in->pframe);
+}
+
+/* The samples' sequence of the dump: its first packet clears the
+ * interned state; the samples' times are on BOOTTIME, as written. */
+static Perfetto__Protos__TracePacket sample_packet(struct pft *pf)
+{
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+
+	if (!pf->samples) {
+		pf->samples = xcalloc(1, sizeof(*pf->samples));
+		pf->samples->seq = ++pf->seqs;
+		p.has_first_packet_on_sequence = p.first_packet_on_sequence = 1;
+		p.has_sequence_flags = 1;
+		p.sequence_flags = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
+	}
+	on_sequence(&p, pf->samples);
+	return p;
+}
+
+void pft_sample(struct trace *t, uint32_t tid, uint64_t host_ns,
+		const struct pft_frame *f, size_t n)
+{
+	struct pft *pf = t->pf;
+	Perfetto__Protos__TracePacket p = sample_packet(pf);
+	Perfetto__Protos__PerfSample ps = PERFETTO__PROTOS__PERF_SAMPLE__INIT;
+	uint64_t *ids = xcalloc(n + 1, sizeof(*ids));
+	uint64_t *paths = xcalloc(n + 1, sizeof(*paths));
+	struct pft_stack_new in;
+
+	stack_new_init(&in, n);
+	ps.has_pid = ps.has_tid = ps.has_callstack_iid = 1;
+	ps.pid = t->d->trace_pid;
+	ps.tid = tid;
+	ps.callstack_iid = sample_stack(pf, &in, f, n, ids, paths);
+	p.has_timestamp = p.has_timestamp_clock_id = 1;
+	p.timestamp = trace_ts(t, host_ns);
+	p.timestamp_clock_id = BOOTTIME;
+	if (in.d.n_function_names || in.d.n_mapping_paths || in.d.n_mappings ||
+	    in.d.n_frames || in.d.n_callstacks)
+		p.interned_data = &in.d;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE;
+	p.perf_sample = &ps;
+	put(pf, &p);
+	stack_new_free(&in);
+	free(ids);
+	free(paths);
 }
 
 #endif /* HAVE_PROTOBUF_C */

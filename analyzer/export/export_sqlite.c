@@ -116,6 +116,9 @@ static const struct { const char *name, *cols; int batch; } tables[SQ_TABLES] = 
 		"start_ns INTEGER, end_ns INTEGER" },
 	[SQ_CLOCK_PAIRS] = { "clock_pairs", "dump INTEGER, gpu_ns INTEGER, "
 		"host_ns INTEGER, spread_ns INTEGER" },
+	[SQ_HOST_SAMPLES] = { "host_samples", "dump INTEGER, event_id INTEGER, "
+		"tid INTEGER, t_ns INTEGER, cpu_ns INTEGER, stack INTEGER, "
+		"state TEXT, incall INTEGER", 1 },
 };
 
 static const char *const finish_sql[] = {
@@ -140,6 +143,7 @@ static const char *const finish_sql[] = {
 	"CREATE INDEX gpu_copies_host ON gpu_copies(dump, host_id)",
 	"CREATE INDEX stack_frames_stack ON stack_frames(dump, stack)",
 	"CREATE INDEX samples_time ON samples(time_ns)",
+	"CREATE INDEX host_samples_t ON host_samples(t_ns)",
 	"CREATE VIEW kernel_launches AS SELECT l.*, k.name AS kernel, "
 		"s.grid_x, s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z "
 		"FROM launches l LEFT JOIN kernels k ON k.dump = l.dump AND "

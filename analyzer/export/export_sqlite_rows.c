@@ -205,6 +205,21 @@ static void copy(struct sq *s, const struct dump_event *ev)
 	sq_step(s, SQ_COPIES);
 }
 
+static void host_sample(struct sq *s, const struct dump_event *ev)
+{
+	struct sq_row *st = row(s, SQ_HOST_SAMPLES);
+
+	I(st, 2, ev->id);
+	I(st, 3, ev->tid);
+	I(st, 4, ev->t0);
+	I(st, 5, ev->dur);
+	I(st, 6, ev->arg[GT_ARG_HOSTSAMPLE_STACK]);
+	sq_text(st, 7, ev->arg[GT_ARG_HOSTSAMPLE_STATE] == GT_HOST_WAITING ?
+		"waiting" : "running");
+	I(st, 8, ev->arg[GT_ARG_HOSTSAMPLE_INCALL]);
+	sq_step(s, SQ_HOST_SAMPLES);
+}
+
 static void event(struct sq *s, const struct dump_event *ev)
 {
 	struct sq_row *st;
@@ -249,6 +264,9 @@ static void event(struct sq *s, const struct dump_event *ev)
 		break;
 	case GT_KIND_NVTX:
 		nvtx_event(s, ev);
+		break;
+	case GT_KIND_HOSTSAMPLE:
+		host_sample(s, ev);
 		break;
 	default:
 		event_row(s, SQ_OTHER_EVENTS, ev);

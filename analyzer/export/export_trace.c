@@ -4,7 +4,8 @@
  * ui.perfetto.dev and chrome://tracing open.  Events are written as they
  * are read, never held: a track per host thread with every traced call
  * and its arguments, a track per GPU stream (export_trace_gpu.c), NVTX
- * ranges, NCCL operations and counters (export_trace_misc.c).  Times are
+ * ranges, NCCL operations and counters (export_trace_misc.c), the host
+ * stack samples on their threads (export_trace_samples.c).  Times are
  * microseconds from the earliest start among the dumps, after each dump's
  * clock offset (ranks.h aligns several).  --perfetto writes the same
  * events as Perfetto's protobuf packets (export_perfetto.c): t->pf set.
@@ -362,6 +363,16 @@ static void host_event(struct trace *t, const struct dump_reader *r,
 	xo_ch(&t->o, '}');
 }
 
+/* A host sample: on its thread, not a call (the window's calls do not
+ * count it). */
+static void host_sample(struct trace *t, const struct dump_event *ev)
+{
+	if (!trace_in(t, ev->t0, ev->t0))
+		return;
+	name_thread(t, ev->tid);
+	trace_host_sample(t, ev);
+}
+
 static void define_shape(struct trace *t, const struct gt_shape *sh)
 {
 	struct trace_shape *s = hmap_get_int(&t->shapes, sh->id);
@@ -402,7 +413,14 @@ static void trace_record(void *ctx, const struct dump_reader *r,
 	}
 	switch (rec->type) {
 	case DUMP_EVENT:
-		host_event(t, r, &rec->event);
+		if (rec->event.op->kind == GT_KIND_HOSTSAMPLE)
+			host_sample(t, &rec->event);
+		else
+			host_event(t, r, &rec->event);
+		break;
+	case DUMP_STACK:
+	case DUMP_MODULES:
+		trace_stacks_record(t, r, rec);
 		break;
 	case DUMP_OP:
 		free(hmap_get_int(&t->ops, rec->op->id));
@@ -485,6 +503,7 @@ static void reset_dump(struct trace *t)
 	t->nwin = 0;
 	t->have_header = 0;
 	memset(&t->cpu, 0, sizeof(t->cpu));
+	trace_samples_reset(t);
 	if (t->pf)
 		pft_reset(t);
 }

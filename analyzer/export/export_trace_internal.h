@@ -3,7 +3,8 @@
  * export_trace_internal.h - what the timeline writer's files share:
  * export_trace.c (the file, host API calls), export_trace_gpu.c (GPU
  * records, windows, flow arrows), export_trace_misc.c (NVTX, NCCL
- * profiler records, sample counters, track names).
+ * profiler records, sample counters, track names), export_trace_samples.c
+ * (host stack samples).
  *
  * State is per dump and bounded: names cached per op, shape, string and
  * track, the GPU timing windows, the last sample of the host.
@@ -78,6 +79,8 @@ struct trace {
 	uint64_t gpu_unmapped;      /* GPU records before any clock pair */
 	int have_header;
 	struct gt_file_header hdr;  /* the dump's (realtime for globaltimer) */
+	struct model *stacks;       /* its stacks and modules only, for the
+				       host samples (export_trace_samples.c) */
 };
 
 /* ts of a host time of the dump, or 0 if before the base. */
@@ -113,6 +116,12 @@ void trace_nccl_prof(struct trace *t, const struct dump_reader *r,
 		     const struct dump_record *rec);
 void trace_sample(struct trace *t, const struct dump_record *rec);
 void trace_process(struct trace *t, const struct dump_process *p);
+
+/* export_trace_samples.c: the host samples on their threads */
+void trace_stacks_record(struct trace *t, const struct dump_reader *r,
+			 const struct dump_record *rec);
+void trace_host_sample(struct trace *t, const struct dump_event *ev);
+void trace_samples_reset(struct trace *t);
 
 /*
  * export_perfetto.c: the same events as Perfetto's protobuf packets, for
@@ -153,6 +162,14 @@ void pft_track_name(struct trace *t, uint64_t tid, const char *name, int sort);
 void pft_process(struct trace *t, const char *name);
 void pft_counter(struct trace *t, uint64_t host_ns, const char *name,
 		 double v);
+/* A host sample of thread tid at host_ns: a PerfSample whose callstack
+ * has frames f[0..n), from the root to the leaf. */
+struct pft_frame {
+	const char *name;           /* the function */
+	const char *mapping;        /* its module, "python" for Python's */
+};
+void pft_sample(struct trace *t, uint32_t tid, uint64_t host_ns,
+		const struct pft_frame *f, size_t n);
 /* Between dumps: the dump's tracks are forgotten. */
 void pft_reset(struct trace *t);
 /* Add a key/value to e. */

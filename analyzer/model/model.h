@@ -96,6 +96,12 @@ struct model {
 	struct diagnosis *diag;         /* diagnosis.c */
 	struct cost_stats *cost;        /* cost.c */
 	struct timeline *timeline;      /* timeline.c: NULL, not asked for */
+	struct hostsamples *hostsamples;        /* hostsample.c */
+	struct model **workers;         /* the DataLoader workers' (forked
+					   children without CUDA calls), read
+					   with it: their own models, released
+					   with it (pipeline_release) */
+	size_t nworkers;
 	struct row *ev_row;     /* the row of the event just added, or NULL:
 				   for the passes after the model's own */
 };

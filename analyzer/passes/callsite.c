@@ -115,9 +115,13 @@ static void free_stack(struct cs_stack *s)
 {
 	if (!s)
 		return;
-	for (uint32_t i = 0; i < s->python; i++)
+	for (uint32_t i = 0; i < s->python; i++) {
 		free(s->pf[i]);
+		free(s->py[i].file);
+		free(s->py[i].func);
+	}
 	free(s->pf);
+	free(s->py);
 	free(s->nf);
 	free(s);
 }
@@ -137,14 +141,17 @@ static const char *short_file(const char *path)
 	return p;
 }
 
-/* "train.py:57 in Trainer.step" */
-static char *py_frame(const struct dump_reader *r, const struct gt_pyframe *f)
+/* f in parts, and as "train.py:57 in Trainer.step" */
+static char *py_frame(const struct dump_reader *r, const struct gt_pyframe *f,
+		      struct cs_pyframe *raw)
 {
 	const char *file = f->file_str ? dump_string(r, f->file_str) : NULL;
 	const char *func = f->func_str ? dump_string(r, f->func_str) : NULL;
 
-	return xasprintf("%s:%u in %s", file ? short_file(file) : "?", f->line,
-			 func ? func : "?");
+	raw->file = xstrdup(file ? short_file(file) : "?");
+	raw->func = xstrdup(func ? func : "?");
+	raw->line = f->line;
+	return xasprintf("%s:%u in %s", raw->file, f->line, raw->func);
 }
 
 static void add_stack(struct callsites *cs, const struct dump_reader *r,
@@ -156,6 +163,7 @@ static void add_stack(struct callsites *cs, const struct dump_reader *r,
 	s->python = rec->stack.python;
 	s->nf = xcalloc(s->native ? s->native : 1, sizeof(*s->nf));
 	s->pf = xcalloc(s->python ? s->python : 1, sizeof(*s->pf));
+	s->py = xcalloc(s->python ? s->python : 1, sizeof(*s->py));
 	for (uint32_t i = 0; i < s->native; i++) {
 		memcpy(&s->nf[i].pc, (const uint8_t *)rec->stack.pcs + i * 8, 8);
 		s->nf[i].module = module_of(cs, s->nf[i].pc);
@@ -164,8 +172,9 @@ static void add_stack(struct callsites *cs, const struct dump_reader *r,
 		struct gt_pyframe f;
 
 		memcpy(&f, (const uint8_t *)rec->stack.frames + i * sizeof(f), sizeof(f));
-		s->pf[i] = py_frame(r, &f);
+		s->pf[i] = py_frame(r, &f, &s->py[i]);
 	}
+	callsites_forget_frames(cs, rec->stack.id);
 	free_stack(hmap_get_int(&cs->stacks, rec->stack.id));
 	hmap_put_int(&cs->stacks, rec->stack.id, s);
 }
@@ -244,6 +253,7 @@ void callsites_release(struct model *m)
 	free(cs->mods);
 	free(cs->cur);
 	callsites_free_rows(cs);
+	callsites_free_names(cs);
 	free(cs);
 	m->callsites = NULL;
 }

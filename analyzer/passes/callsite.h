@@ -38,6 +38,18 @@ struct callsite_row {
 	size_t python;              /* how many of them are Python frames */
 };
 
+/* One frame of a stack, as the reports name it. */
+struct callsite_frame {
+	const char *text;           /* as call sites print it: "train.py:57 in
+				       step", "func (module)", "module+0x1f" */
+	const char *func;           /* Python: the qualified name; native: the
+				       demangled symbol, or text when none */
+	const char *file;           /* Python: the file's short name; native:
+				       the module's base name, "?" unknown */
+	uint32_t line;              /* Python: the line being run; native: 0 */
+	int python;
+};
+
 struct model;
 struct json;
 
@@ -55,6 +67,18 @@ const char *callsite_kind_name(enum callsite_kind kind);
  * first call, then kept by the model).  *n gets their number.
  */
 const struct callsite_row *callsites_rows(const struct model *m, size_t *n);
+
+/*
+ * The frames of stack id, innermost first: its Python frames, then its
+ * native ones.  exact: the first native frame is the instruction a host
+ * sample interrupted (looked up as is), not a return address.  NULL when
+ * the dump defined no such stack; *n gets the frames, *python how many of
+ * them are Python's.  Made at the first call, valid until
+ * callsites_release().
+ */
+const struct callsite_frame *callsites_frames(const struct model *m,
+					      uint32_t id, int exact, size_t *n,
+					      size_t *python);
 
 /* The "Call sites" section of the text report: top rows (0 = all). */
 void callsites_print_text(FILE *out, const struct model *m, size_t top);

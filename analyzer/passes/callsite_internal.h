@@ -24,10 +24,27 @@ struct cs_frame {
 	size_t module;              /* index in mods + 1; 0: in none */
 };
 
+struct cs_pyframe {
+	char *file;                 /* the file's short name (short_file) */
+	char *func;                 /* the qualified name, "?" unknown */
+	uint32_t line;              /* the line being run, 0 unknown */
+};
+
 struct cs_stack {
 	uint32_t native, python;
 	struct cs_frame *nf;
 	char **pf;                  /* "train.py:57 in step" */
+	struct cs_pyframe *py;      /* the same, in parts */
+};
+
+/* A native frame's names, made once per (pc, module, exact). */
+struct cs_pc_name {
+	size_t module;
+	int exact;
+	char *text;                 /* "func (module)", "module+0x1f", "0x..." */
+	char *func;                 /* the demangled symbol (cut), NULL: none */
+	const char *mod;            /* the module's base name, "?" unknown */
+	struct cs_pc_name *next;
 };
 
 struct cs_total {
@@ -45,7 +62,18 @@ struct callsites {
 	struct callsite_row *rows;  /* once computed */
 	size_t nrows;
 	int built;
+	struct hmap names;          /* pc -> struct cs_pc_name list */
+	struct hmap framesets;      /* stack << 1 | exact -> struct cs_frameset */
 };
+
+/* The names of native frame f (exact: f's pc is the interrupted
+ * instruction, not a return address), made at the first call. */
+const struct cs_pc_name *callsites_pc_name(struct callsites *cs,
+					   const struct cs_frame *f, int exact);
+/* Stack id is defined again: the names made of its frames go. */
+void callsites_forget_frames(struct callsites *cs, uint32_t id);
+/* What callsites_release frees of callsite_frames.c's. */
+void callsites_free_names(struct callsites *cs);
 
 /* Compute cs->rows from the stacks and totals. */
 void callsites_build(struct callsites *cs);

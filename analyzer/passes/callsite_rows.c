@@ -1,91 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * callsite_rows.c - turn (kind, stack) totals into call site rows: Python
- * frames as the dump has them, native frames named from the module's ELF
- * symbols ("func (module)") or, where that file is not here or is not the
- * one that ran, "module+0xoffset"; rows that read the same are merged and
- * the most costly come first.
+ * callsite_rows.c - turn (kind, stack) totals into call site rows, their
+ * frames named as callsite_frames.c names them; rows that read the same
+ * are merged and the most costly come first.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/passes/callsite_internal.h"
-#include "analyzer/lib/demangle.h"
-#include "analyzer/lib/symbol_path.h"
 #include "analyzer/model/model.h"
 #include "analyzer/lib/util.h"
 
-#define NAME_MAX_CHARS 200          /* longer demangled names are cut */
-
-/* Names already made for a return address (pc -> list by module). */
-struct pc_name {
-	size_t module;
-	char *text;
-	struct pc_name *next;
-};
-
 struct build {
 	struct callsites *cs;
-	struct hmap names;          /* pc -> struct pc_name */
 	struct hmap merged;         /* frames key -> row index + 1 */
 	char **keys;
 	size_t nkeys;
 	size_t cap;                 /* rows room */
 };
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
-static struct symtab *module_syms(struct cs_module *m)
-{
-	if (!m->tried) {
-		m->tried = 1;
-		m->syms = symbol_find(m->path, m->build_id, m->id_len);
-	}
-	return m->syms;
-}
-
-static char *name_native(struct callsites *cs, const struct cs_frame *f)
-{
-	struct cs_module *m;
-	const char *mod, *sym;
-	uint64_t vaddr;
-	char *d, *s;
-
-	if (!f->module)
-		return xasprintf("0x%llx", (unsigned long long)f->pc);
-	m = &cs->mods[f->module - 1];
-	mod = *m->path ? base_name(m->path) : "?";
-	vaddr = f->pc - m->base;
-	sym = module_syms(m) ? symtab_lookup(m->syms, vaddr - 1) : NULL;
-	if (!sym)
-		return xasprintf("%s+0x%llx", mod, (unsigned long long)vaddr);
-	d = demangle(sym);
-	if (strlen(d) > NAME_MAX_CHARS)
-		strcpy(d + NAME_MAX_CHARS - 3, "...");
-	s = xasprintf("%s (%s)", d, mod);
-	free(d);
-	return s;
-}
-
-static const char *native_name(struct build *b, const struct cs_frame *f)
-{
-	struct pc_name *head = hmap_get_int(&b->names, f->pc), *p;
-
-	for (p = head; p; p = p->next)
-		if (p->module == f->module)
-			return p->text;
-	p = xmalloc(sizeof(*p));
-	p->module = f->module;
-	p->text = name_native(b->cs, f);
-	p->next = head;
-	hmap_put_int(&b->names, f->pc, p);
-	return p->text;
-}
 
 /* The frames of stack id, new strings, Python ones first. */
 static char **frames_of(struct build *b, uint32_t id, size_t *n, size_t *python)
@@ -104,7 +36,7 @@ static char **frames_of(struct build *b, uint32_t id, size_t *n, size_t *python)
 	for (uint32_t i = 0; i < s->python; i++)
 		f[i] = xstrdup(s->pf[i]);
 	for (uint32_t i = 0; i < s->native; i++)
-		f[s->python + i] = xstrdup(native_name(b, &s->nf[i]));
+		f[s->python + i] = xstrdup(callsites_pc_name(b->cs, &s->nf[i], 0)->text);
 	*n = s->python + s->native;
 	*python = s->python;
 	return f;
@@ -185,7 +117,6 @@ static int by_cost(const void *a, const void *b)
 void callsites_build(struct callsites *cs)
 {
 	struct build b = { .cs = cs };
-	struct pc_name *p, *next;
 	size_t pos = 0;
 	void *v;
 
@@ -193,18 +124,9 @@ void callsites_build(struct callsites *cs)
 		add_total(&b, v);
 	if (cs->nrows)                  /* qsort(NULL, 0) is undefined */
 		qsort(cs->rows, cs->nrows, sizeof(*cs->rows), by_cost);
-	pos = 0;
-	while ((p = hmap_next(&b.names, &pos))) {
-		for (; p; p = next) {
-			next = p->next;
-			free(p->text);
-			free(p);
-		}
-	}
 	for (size_t i = 0; i < b.nkeys; i++)
 		free(b.keys[i]);
 	free(b.keys);
-	hmap_release(&b.names);
 	hmap_release(&b.merged);
 	cs->built = 1;
 }

@@ -81,20 +81,28 @@ static void model_sink(void *ctx, const struct dump_reader *r,
 	pipeline_add(ctx, r, rec);
 }
 
-int loader_try_model(const char *path, struct model *m, uint64_t base,
-		     unsigned want, char **why)
+/* loader_try_model(), keeping m's workers if keep (else none). */
+static int try_model(const char *path, struct model *m, uint64_t base,
+		     unsigned want, char **why, int keep)
 {
 	struct dump_reader *r;
+	struct model **workers = keep ? m->workers : NULL;
+	size_t nworkers = keep ? m->nworkers : 0;
 	int early = 0;
 
+	memset(m, 0, sizeof(*m));
+	m->workers = workers;
+	m->nworkers = nworkers;
 	if (dump_open(&r, path) < 0) {
 		*why = xstrdup(dump_error(r));
 		dump_close(r);
+		pipeline_release_workers(m);
 		return -1;
 	}
-	memset(m, 0, sizeof(*m));
 	model_init(m, dump_header(r));
 	m->path = path;
+	m->workers = workers;
+	m->nworkers = nworkers;
 	dump_close(r);
 	if (want & LOADER_TIMELINE)
 		timeline_begin(m);
@@ -109,11 +117,17 @@ int loader_try_model(const char *path, struct model *m, uint64_t base,
 	return 0;
 }
 
+int loader_try_model(const char *path, struct model *m, uint64_t base,
+		     unsigned want, char **why)
+{
+	return try_model(path, m, base, want, why, 1);
+}
+
 int loader_model_with(const char *path, struct model *m, uint64_t base,
 		      unsigned want)
 {
 	char *why = NULL;
-	int rc = loader_try_model(path, m, base, want, &why);
+	int rc = try_model(path, m, base, want, &why, 0);
 
 	return said(rc, why);
 }
@@ -121,6 +135,15 @@ int loader_model_with(const char *path, struct model *m, uint64_t base,
 int loader_model(const char *path, struct model *m, uint64_t base)
 {
 	return loader_model_with(path, m, base, 0);
+}
+
+int loader_model_workers(const char *path, struct model *m, uint64_t base,
+			 unsigned want)
+{
+	char *why = NULL;
+	int rc = try_model(path, m, base, want, &why, 1);
+
+	return said(rc, why);
 }
 
 /* ---- finding the dumps -------------------------------------------------- */

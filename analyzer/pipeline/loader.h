@@ -33,7 +33,16 @@ int loader_model(const char *path, struct model *m, uint64_t base);
 /* loader_model() with the parts of want too. */
 int loader_model_with(const char *path, struct model *m, uint64_t base,
 		      unsigned want);
-/* The same, what went wrong put in *why (to free) instead of said. */
+/*
+ * loader_model_with() into a model that has its DataLoader workers'
+ * models already (m->workers, m->nworkers; all else of *m is set here):
+ * they are part of it before its diagnosis finishes.  On failure they
+ * are released with it.
+ */
+int loader_model_workers(const char *path, struct model *m, uint64_t base,
+			 unsigned want);
+/* The same as loader_model_workers(), what went wrong put in *why (to
+ * free) instead of said (m's workers: NULL and 0 for none). */
 int loader_try_model(const char *path, struct model *m, uint64_t base,
 		     unsigned want, char **why);
 

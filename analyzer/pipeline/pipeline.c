@@ -18,6 +18,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "analyzer/passes/callsite.h"
 #include "analyzer/passes/cost.h"
@@ -25,6 +26,7 @@
 #include "analyzer/passes/env.h"
 #include "analyzer/passes/framework.h"
 #include "analyzer/passes/gpu.h"
+#include "analyzer/passes/hostsample.h"
 #include "analyzer/passes/memory.h"
 #include "analyzer/model/model.h"
 #include "analyzer/passes/nccl.h"
@@ -106,6 +108,8 @@ static void nvtx_finish_busy(struct model *m)
 /* Kinds of op 31 and up share the last bit. */
 #define KIND(k) (1u << ((k) < 31 ? (k) : 31))
 #define ALL UINT32_MAX
+/* Events of CUDA calls: host samples are not calls (hostsample.h). */
+#define CALLS (ALL & ~KIND(GT_KIND_HOSTSAMPLE))
 
 /* Launches count for NVTX ranges only once there are some (nvtx_add);
  * host events join GPU records only once there are some (gpu_add_event). */
@@ -121,21 +125,23 @@ static const struct pass passes[] = {
 	  nvtx_finish_busy, nvtx_release },
 	{ "framework",  framework_add,    0, 0, ANY,
 	  framework_finish, framework_release },
-	{ "diagnosis",  diagnosis_add,    ALL, 0, ANY,
+	{ "hostsamples", hostsamples_add, KIND(GT_KIND_HOSTSAMPLE), 0, ANY,
+	  hostsamples_finish, hostsamples_release },
+	{ "diagnosis",  diagnosis_add,    CALLS, 0, ANY,
 	  diagnosis_finish, diagnosis_release },
 	{ "cost",       cost_record,      0, 0, ANY,
 	  NULL,             cost_release },
-	{ "model",      model_core_add,   ALL, 0, ANY,
+	{ "model",      model_core_add,   CALLS, 0, ANY,
 	  NULL,             model_core_release },
-	{ "memory",     memory_record,    ALL, 0, ANY,
+	{ "memory",     memory_record,    CALLS, 0, ANY,
 	  NULL,             memory_release },
 	{ "callsites",  callsites_record, KIND(GT_KIND_SYNC) | KIND(GT_KIND_COPY) |
 					  KIND(GT_KIND_NCCL) | KIND(GT_KIND_HOSTALLOC),
 			0, ANY,
 	  NULL,             callsites_release },
-	{ "gpu-events", gpu_event_record, 0, ALL, WITH_GPU,
+	{ "gpu-events", gpu_event_record, 0, CALLS, WITH_GPU,
 	  NULL,             NULL },
-	{ "timeline",   timeline_record,  0, ALL, WITH_TIMELINE,
+	{ "timeline",   timeline_record,  0, CALLS, WITH_TIMELINE,
 	  NULL,             timeline_release },
 };
 #define NPASSES (sizeof(passes) / sizeof(passes[0]))
@@ -204,4 +210,16 @@ void pipeline_release(struct model *m)
 	for (size_t i = 0; i < NPASSES; i++)
 		if (passes[i].release)
 			passes[i].release(m);
+	pipeline_release_workers(m);
+}
+
+void pipeline_release_workers(struct model *m)
+{
+	for (size_t i = 0; i < m->nworkers; i++) {
+		pipeline_release(m->workers[i]);
+		free(m->workers[i]);
+	}
+	free(m->workers);
+	m->workers = NULL;
+	m->nworkers = 0;
 }

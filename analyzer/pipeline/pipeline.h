@@ -21,7 +21,9 @@ void pipeline_add(struct model *m, const struct dump_reader *r,
 		  const struct dump_record *rec);
 /* The model's totals, then every pass's, in order. */
 void pipeline_finish(struct model *m, int ends_early);
-/* Everything the model and its passes hold. */
+/* Everything the model and its passes hold, its workers' models too. */
 void pipeline_release(struct model *m);
+/* Only its workers' models (m->workers), released and freed. */
+void pipeline_release_workers(struct model *m);
 
 #endif /* GPUTRACE_ANALYZER_PIPELINE_H */

@@ -14,6 +14,7 @@
 #include "analyzer/lib/files.h"
 #include "analyzer/report/html_internal.h"
 #include "analyzer/passes/memory.h"
+#include "analyzer/report/report.h"
 #include "analyzer/reader/stdin_dump.h"
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/utf8.h"
@@ -190,6 +191,7 @@ static int dump_body(FILE *out, const char *path, const struct model *m,
 	timeline(out, b, path, m);
 	steps(out, m, b);
 	diagnosis_report_html(out, m);
+	hostsample_report_html(out, m);
 	fprintf(out, "<section class=\"charts\"><h2>Where the time went</h2>\n");
 	html_charts(out, m);
 	fprintf(out, "</section>\n<section class=\"tables\"><h2>Breakdown</h2>\n");

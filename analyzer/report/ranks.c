@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyzer/pipeline/family.h"
 #include "analyzer/pipeline/loader.h"
 #include "analyzer/passes/nccl.h"
 #include "analyzer/pipeline/pipeline.h"
@@ -69,6 +70,7 @@ static uint64_t total_size(char **paths, size_t n)
  */
 struct loader {
 	char **paths;
+	struct family *fam;         /* by index: the workers of each */
 	size_t n;
 	atomic_size_t next;
 	_Atomic uint64_t bytes;     /* of the dumps read: the progress bar */
@@ -87,6 +89,7 @@ static void *load_worker(void *arg)
 	while ((i = atomic_fetch_add(&l->next, 1)) < l->n) {
 		struct model *m = xcalloc(1, sizeof(*m));
 
+		family_give_workers(&l->fam[i], m);
 		if (loader_try_model(l->paths[i], m, LOADER_NO_PROGRESS, l->want,
 				     &l->why[i]) < 0) {
 			free(m);
@@ -148,10 +151,10 @@ static void keep(struct ranks *rk, struct loader *l)
 }
 
 /* First pass: every model that can be read; 0, or -1 if none can. */
-static int load_models(struct ranks *rk, char **paths, size_t n,
-		       unsigned want)
+static int load_models(struct ranks *rk, char **paths, struct family *f,
+		       size_t n, unsigned want)
 {
-	struct loader l = { .paths = paths, .n = n, .want = want };
+	struct loader l = { .paths = paths, .fam = f, .n = n, .want = want };
 
 	l.m = xcalloc(n, sizeof(*l.m));
 	l.why = xcalloc(n, sizeof(*l.why));
@@ -258,15 +261,21 @@ static void describe(struct ranks *rk)
 	}
 }
 
-struct ranks *ranks_load(char **paths, size_t n, unsigned want)
+struct ranks *ranks_load(struct family *f, size_t n, unsigned want)
 {
 	struct ranks *rk = xcalloc(1, sizeof(*rk));
+	char **paths = xcalloc(n, sizeof(*paths));
+	int rc;
 
+	for (size_t i = 0; i < n; i++)
+		paths[i] = (char *)f[i].path;
 	rk->r = xcalloc(n, sizeof(*rk->r));
 	rk->dumps = xcalloc(n, sizeof(*rk->dumps));
 	rk->slow = rk->why = -1;
 	progress_begin("reading dumps", 2 * total_size(paths, n));
-	if (load_models(rk, paths, n, want) < 0) {
+	rc = load_models(rk, paths, f, n, want);
+	free(paths);    /* the models keep the families' paths */
+	if (rc < 0) {
 		ranks_free(rk);
 		return NULL;
 	}

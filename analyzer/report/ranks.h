@@ -116,9 +116,11 @@ struct ranks {
 	struct job_verdict v;       /* ranks_verdict.c */
 };
 
-/* Read the dumps (at least two), each model with the parts of want
- * (LOADER_*): NULL after saying why. */
-struct ranks *ranks_load(char **paths, size_t n, unsigned want);
+/* Read the processes' dumps (at least two; family.h: each with its
+ * DataLoader workers, handed to its model), each model with the parts of
+ * want (LOADER_*): NULL after saying why. */
+struct family;
+struct ranks *ranks_load(struct family *f, size_t n, unsigned want);
 void ranks_free(struct ranks *rk);
 
 /* Internal steps of ranks_load (ranks_match.c, ranks_report.c). */

@@ -66,6 +66,17 @@ void report_bandwidth_notes(FILE *out, const struct model *m, unsigned seen);
 int report_class_gpu(const struct model *m, const struct row *cls,
 		     uint64_t *bytes, uint64_t *ns);
 
+/* ---- host samples by idle cause (hostsample_report.c) ----------------- */
+
+struct json;
+/* The section of the text report: each outside-CUDA cause's top
+ * functions (5, fewer when top is less; top 0: all). */
+void hostsample_report_text(FILE *out, const struct model *m, size_t top);
+/* "host_samples" of the JSON report (null without samples). */
+void hostsample_report_json(struct json *j, const struct model *m);
+/* The section of the HTML report. */
+void hostsample_report_html(FILE *out, const struct model *m);
+
 /* One line, made printable and wrapped at word boundaries, each further
  * line indented 4 more than the first. */
 void report_line(FILE *out, const char *fmt, ...)

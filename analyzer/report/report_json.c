@@ -237,6 +237,7 @@ void report_json(FILE *out, const struct model *m)
 	callsites_json(&j, m);
 	nvtx_report_json(&j, m);
 	diagnosis_report_json(&j, m);
+	hostsample_report_json(&j, m);
 	cost_report_json(&j, m);
 	env_report_json(&j, m);
 	json_key(&j, "gpu");            /* the GPU timeline adds its keys here */

@@ -275,6 +275,7 @@ void report_text(FILE *out, const struct model *m,
 	diagnosis_report_head(out, m);  /* the verdict opens the report */
 	print_findings(out, m);
 	diagnosis_report_text(out, m, opts->top);
+	hostsample_report_text(out, m, opts->top);
 	for (i = 0; i < ARRAY_SIZE(sections); i++)
 		print_section(out, m, &sections[i], opts->top);
 	nccl_report_text(out, m, opts->top);

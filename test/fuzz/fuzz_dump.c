@@ -3,7 +3,8 @@
  * fuzz_dump.c - the libFuzzer target (make fuzz, make fuzz-long): any
  * bytes, read as a dump by gputrace-analyze itself in one output mode,
  * chosen by FUZZ_TARGET: text, json, trace, sqlite, html, diff (the input
- * against itself), ranks (the input as two ranks), or all (every one of
+ * against itself), ranks (the input as two ranks), folded (its host
+ * samples' collapsed stacks), or all (every one of
  * them on each input; the default).  test/fuzz/mutate.c mutates inputs
  * chunk by chunk.
  *
@@ -28,10 +29,11 @@
 int gt_analyzer_main(int argc, char **argv);
 
 enum target { T_TEXT, T_JSON, T_TRACE, T_SQLITE, T_HTML, T_DIFF, T_RANKS,
-	      T_ALL };
+	      T_FOLDED, T_ALL };
 
 static const char *const names[] = {
-	"text", "json", "trace", "sqlite", "html", "diff", "ranks", "all",
+	"text", "json", "trace", "sqlite", "html", "diff", "ranks", "folded",
+	"all",
 };
 
 static enum target target = T_ALL;
@@ -54,7 +56,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 			target = (enum target)t;
 	if (env && strcmp(env, names[target])) {
 		fprintf(stderr, "fuzz_dump: FUZZ_TARGET='%s' is not one of "
-			"text json trace sqlite html diff ranks all\n", env);
+			"text json trace sqlite html diff ranks folded all\n", env);
 		exit(1);
 	}
 	if (fd < 0 || !mkdtemp(dir))
@@ -85,6 +87,7 @@ static void run_target(enum target t)
 {
 	char json[] = "--json", top[] = "--top=0", trace[] = "--trace";
 	char sqlite[] = "--sqlite", html[] = "--html", diff[] = "--diff";
+	char folded[] = "--folded";
 	char null[] = "/dev/null";
 
 	switch (t) {
@@ -95,6 +98,7 @@ static void run_target(enum target t)
 	case T_HTML: run(html, null, path, NULL); break;
 	case T_DIFF: run(diff, json, path, path); break;
 	case T_RANKS: run(json, path, path, NULL); break;
+	case T_FOLDED: run(folded, null, path, NULL); break;
 	default: break;
 	}
 }

@@ -13,7 +13,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 
-use GtDump qw(:DEFAULT chunk varint);
+use GtDump qw(:DEFAULT chunk varint KIND_HOSTSAMPLE HOST_RUNNING HOST_WAITING);
 
 my $dir = shift // "$FindBin::Bin/seeds";
 
@@ -182,3 +182,25 @@ $d->raw(chunk(CHUNK_STRING, pack('V', 1) . 'cuLaunchKernelEx'));
 $d->function(id => 1, name => '_Z6matmulPfS_S_i', handle => 0x7f00);
 $d->events(tid => 1, events => [run_of(1, 2, T0 + 80_000, 1)]);
 finish($d, 'redefine');
+
+# Host stack samples: a sampler's op and note, stacks of Python and native
+# frames (one in a module), samples running and waiting between launches
+# and waits, the process's CPU time.
+$d = base();
+$d->op(op => 8, kind => KIND_HOSTSAMPLE, api => 'host sample');
+$d->note(1, 'host sampler: 100 Hz of each thread\'s CPU time (SIGPROF), 8 native frames');
+$lib = $d->string('/usr/lib/libtorch.so');
+$d->raw(chunk(CHUNK_MODULES, pack('V V', 1, 0)
+	      . pack('Q<3 V C a3 a32', 0x400000, 0x400000, 0x10000, $lib, 20,
+		     '', 'b' x 20)));
+$d->stack(id => 1, native => [0x401000, 0x402000],
+	  python => [['augment', '/w/data.py', 15], ['main', '/w/train.py', 50]]);
+$d->stack(id => 2, native => [0x7fff0000]);
+$d->cpu_sample(t => T0 + 5_000_000 * $_, proc => 4_000_000 * $_,
+	       child => 1_000_000 * $_) for 0 .. 2;
+$d->events(tid => 1, events => [run_of(1, 2, T0 + 1000, 1),
+	{ op => 3, t0 => T0 + 30_000, dur => 100_000, args => [1, 0] },
+	map({ { op => 8, t0 => T0 + 200_000 + 1_000_000 * $_, dur => 1_000_000,
+		args => [1 + $_ % 2, $_ == 5 ? HOST_WAITING : HOST_RUNNING, $_ % 2] } } 0 .. 7),
+	run_of(1, 2, T0 + 9_000_000, 1)]);
+finish($d, 'hostsample');

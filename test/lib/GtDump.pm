@@ -43,6 +43,9 @@ use constant {
 	DIR_HTOH => 4, DIR_PTOP => 5, DIR_OTHER => 6,
 
 	OPF_ASYNC => 1, OPF_PTSZ => 2,
+
+	KIND_HOSTSAMPLE => 9, HOST_RUNNING => 1, HOST_WAITING => 2,
+	CHUNK_STACK_ => 11, CHUNK_SAMPLE_ => 15,
 };
 
 our @EXPORT = qw(
@@ -54,12 +57,13 @@ our @EXPORT = qw(
 	OPF_ASYNC OPF_PTSZ
 );
 our @EXPORT_OK = qw(varint zigzag header chunk event_bytes run_analyzer
-		    analyzer_path measure_analyzer);
+		    analyzer_path measure_analyzer KIND_HOSTSAMPLE HOST_RUNNING
+		    HOST_WAITING);
 
 # Per-kind varints after the common five.
 my %nargs = (
 	KIND_LAUNCH() => 1, KIND_GRAPH() => 1, KIND_COPY() => 6,
-	KIND_SET() => 2, KIND_SYNC() => 2,
+	KIND_SET() => 2, KIND_SYNC() => 2, KIND_HOSTSAMPLE() => 3,
 );
 
 # LEB128 of an unsigned 64-bit integer.
@@ -224,6 +228,31 @@ sub events {
 	return $self->add_chunk(CHUNK_EVENTS, pack('V V Q< V V Q<', $o{tid} // 1,
 		$o{count} // scalar @ev, $base, $o{buffer} // 1, 0,
 		$o{first_seq} // 0) . $packed);
+}
+
+# id, native => [pc, ...] innermost first, python => [[func, file, line],
+# ...] innermost first (a GT_CHUNK_STACK; its strings written first).
+sub stack {
+	my ($self, %o) = @_;
+	my @nat = @{ $o{native} // [] };
+	my @py = map { [$self->string($_->[0]), $self->string($_->[1]),
+			$_->[2] // 0] } @{ $o{python} // [] };
+	my $p = pack('V v v', $o{id}, scalar @nat, scalar @py);
+
+	$p .= pack('Q<', $_) for @nat;
+	$p .= pack('V4', $_->[1], $_->[0], $_->[2], 0) for @py;
+	return $self->add_chunk(CHUNK_STACK_, $p);
+}
+
+# A /proc sample of the process at t: its CPU time (proc) and its
+# children's (child), cumulative ns (a GT_CHUNK_SAMPLE, host scope).
+sub cpu_sample {
+	my ($self, %o) = @_;
+	my @items = ([32, $o{proc}], [33, 0], [34, $o{child} // 0], [35, 0]);
+	my $p = pack('Q< V V', $o{t}, 0xffffffff, scalar @items);
+
+	$p .= pack('v v V q<', $_->[0], 0, 0, $_->[1]) for @items;
+	return $self->add_chunk(CHUNK_SAMPLE_, $p);
 }
 
 sub drops {

@@ -60,7 +60,11 @@ push @dumps, map { "test/fuzz/seeds/$_.bin" } qw(
 	regress-alloc-months-later regress-buckets-far-apart
 	regress-diff-huge-time regress-empty-chunk regress-huge-cores
 	regress-huge-time regress-idle-huge-share regress-outside-huge-share
-	regress-per-step-huge regress-warmup-mean-huge);
+	regress-per-step-huge regress-warmup-mean-huge
+	chunk-hostsample regress-sample-stack-redefined);
+# Dumps with host samples: their collapsed stacks (--folded) too.
+my %folded = map { ("test/fuzz/seeds/$_.bin" => 1) }
+	qw(chunk-hostsample regress-sample-stack-redefined);
 push @dumps, map { "test/corpus/odd/$_.bin" } qw(
 	clock-wrap events-end-of-time function-redefined gpu-end-of-time
 	header-only window-end-of-time-late window-end-of-time);
@@ -122,6 +126,7 @@ sub outputs {
 	);
 
 	$o{'sqlite.sql'} = sub { export('--sqlite', $dump) } if $have_sqlite;
+	$o{'folded.txt'} = sub { export('--folded', $dump) } if $folded{$dump};
 	return %o;
 }
 

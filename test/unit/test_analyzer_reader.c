@@ -17,6 +17,7 @@
 
 #include "analyzer/reader/dump_reader.h"
 #include "gputrace/varint.h"
+#include "test/unit/test_dump.h"
 
 struct dump_buf {
 	uint8_t data[4096];
@@ -43,15 +44,7 @@ static void put_header(struct dump_buf *b)
 {
 	struct gt_file_header h;
 
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, GT_MAGIC, 8);
-	h.version = GT_FORMAT_VERSION;
-	h.min_reader = GT_FORMAT_MIN_READER;
-	h.header_size = sizeof(h);
-	h.endian = GT_ENDIAN_MARK;
-	h.clock_id = GT_CLOCK_MONOTONIC;
-	h.start_ns = 1000;
-	h.pid = 77;
+	test_dump_header(&h, 77, 1000);
 	put(b, &h, sizeof(h));
 }
 
@@ -59,9 +52,7 @@ static void put_string(struct dump_buf *b, uint32_t id, const char *s)
 {
 	uint8_t p[256];
 
-	memcpy(p, &id, 4);
-	memcpy(p + 4, s, strlen(s));
-	put_chunk(b, GT_CHUNK_STRING, p, 4 + strlen(s));
+	put_chunk(b, GT_CHUNK_STRING, p, test_dump_string(p, id, s));
 }
 
 /* Header, string 1, sync op 1 and copy op 2. */

@@ -548,6 +548,7 @@ CREATE TABLE gpu_windows (dump INTEGER, seq INTEGER, start_ns INTEGER, end_ns IN
 CREATE TABLE clock_pairs (dump INTEGER, gpu_ns INTEGER, host_ns INTEGER, spread_ns INTEGER);
 CREATE TABLE processes (dump INTEGER, pid INTEGER, ppid INTEGER, rank INTEGER, host TEXT, exe TEXT, command TEXT);
 INSERT INTO processes VALUES(0,32069,32046,0,'vm','/work/main/build/test/w_kill','/work/main/build/test/w_kill kill 5 --wait 100');
+CREATE TABLE host_samples (dump INTEGER, event_id INTEGER, tid INTEGER, t_ns INTEGER, cpu_ns INTEGER, stack INTEGER, state TEXT, incall INTEGER);
 CREATE INDEX launches_t0 ON launches(t0);
 CREATE INDEX copies_t0 ON copies(t0);
 CREATE INDEX memsets_t0 ON memsets(t0);
@@ -569,6 +570,7 @@ CREATE INDEX gpu_copies_start ON gpu_copies(start_ns);
 CREATE INDEX gpu_copies_host ON gpu_copies(dump, host_id);
 CREATE INDEX stack_frames_stack ON stack_frames(dump, stack);
 CREATE INDEX samples_time ON samples(time_ns);
+CREATE INDEX host_samples_t ON host_samples(t_ns);
 CREATE VIEW kernel_launches AS SELECT l.*, k.name AS kernel, s.grid_x, s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z FROM launches l LEFT JOIN kernels k ON k.dump = l.dump AND k.id = l.function AND k.version = l.function_version LEFT JOIN shapes s ON s.dump = l.dump AND s.id = l.shape;
 CREATE VIEW api_calls AS SELECT dump, event_id, tid, t0, dur, result, op FROM launches UNION ALL SELECT dump, event_id, tid, t0, dur, result, op FROM graph_launches UNION ALL SELECT dump, event_id, tid, t0, dur, result, op FROM copies UNION ALL SELECT dump, event_id, tid, t0, dur, result, op FROM memsets UNION ALL SELECT dump, event_id, tid, t0, dur, result, op FROM syncs UNION ALL SELECT dump, event_id, tid, t0, dur, result, op FROM host_allocs UNION ALL SELECT dump, event_id, tid, t0, dur, result, op FROM nccl_calls UNION ALL SELECT dump, event_id, tid, t0, dur, result, op FROM other_events;
 COMMIT;
