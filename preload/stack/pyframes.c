@@ -218,7 +218,7 @@ int gt_pyframes_capture(uint64_t *words, int max)
 {
 	switch (walk) {
 	case WALK_RAW:
-		return gt_py_walk_raw(layout, words, max);
+		return gt_py_walk_raw(layout, words, max, 0);
 	case WALK_API:
 		return walk_api(words, max);
 	default:
@@ -228,7 +228,7 @@ int gt_pyframes_capture(uint64_t *words, int max)
 
 int gt_pyframes_capture_raw(uint64_t *words, int max)
 {
-	return walk == WALK_RAW ? gt_py_walk_raw(layout, words, max) : 0;
+	return walk == WALK_RAW ? gt_py_walk_raw(layout, words, max, 1) : 0;
 }
 
 int gt_pyframes_raw(void)

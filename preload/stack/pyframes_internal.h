@@ -53,8 +53,11 @@ struct gt_py_layout {
 /* The layout of CPython 3.minor, or NULL when it is not known here. */
 const struct gt_py_layout *gt_py_layout_for(unsigned long version);
 
-/* The frames of the calling thread, read directly (pyframes.h format). */
-int gt_py_walk_raw(const struct gt_py_layout *l, uint64_t *words, int max);
+/* The frames of the calling thread, read directly (pyframes.h format);
+ * interrupted: the thread was stopped anywhere (a signal handler's
+ * sample), so its innermost frame is checked before it is read. */
+int gt_py_walk_raw(const struct gt_py_layout *l, uint64_t *words, int max,
+		   int interrupted);
 
 /* A str object's UTF-8 text read directly into buf (NUL-terminated). */
 size_t gt_py_raw_str(const struct gt_py_layout *l, uintptr_t str, char *buf,

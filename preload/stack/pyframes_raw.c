@@ -11,6 +11,8 @@
  * before anything else in it is read; an unknown version reads nothing.
  */
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "preload/stack/pyframes_internal.h"
 
@@ -144,11 +146,46 @@ static int one_frame(const struct gt_py_layout *l, uintptr_t fr, uint64_t *w)
 	return 1;
 }
 
-int gt_py_walk_raw(const struct gt_py_layout *l, uint64_t *words, int max)
+/*
+ * Whether n bytes at addr (n <= 128) can be read, copied into buf through
+ * the kernel, which answers EFAULT for memory that is not there rather
+ * than faulting.  Two system calls: for the sampler's tick only.
+ */
+static int readable(uintptr_t addr, size_t n, void *buf)
+{
+	struct iovec mine = { buf, n }, at = { (void *)addr, n };
+
+	return addr && !(addr & 7) &&
+	       process_vm_readv(getpid(), &mine, 1, &at, 1, 0) == (ssize_t)n;
+}
+
+/*
+ * Whether the innermost frame fr can be walked from an interrupted
+ * thread.  A tick may land where CPython has made a new _PyCFrame current
+ * but not yet set its current_frame (the first instructions of
+ * _PyEval_EvalFrameDefault, 3.11 and 3.12): the pointer read is whatever
+ * the stack held.  So the frame, and the code object it names, are read
+ * through the kernel first; the frames before it were linked whole.
+ */
+static int frame_sound(const struct gt_py_layout *l, uintptr_t fr)
+{
+	uint8_t f[128];
+	uintptr_t code, head[2];
+
+	if ((size_t)l->fr_owner >= sizeof(f) || !readable(fr, (size_t)l->fr_owner + 1, f))
+		return 0;
+	memcpy(&code, f + l->fr_code, sizeof(code));
+	return readable(code, sizeof(head), head) && head[1] == gt_py.code_type;
+}
+
+int gt_py_walk_raw(const struct gt_py_layout *l, uint64_t *words, int max,
+		   int interrupted)
 {
 	uintptr_t fr = first_frame(l);
 	int n = 0;
 
+	if (interrupted && fr && !frame_sound(l, fr))
+		return 0;
 	for (int steps = 0; fr && n < max && steps < MAX_WALK; steps++) {
 		n += one_frame(l, fr, words + 2 * n);
 		fr = rd(fr + (uintptr_t)l->fr_previous);

@@ -15,6 +15,7 @@
 #include <link.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <ucontext.h>
 #include <stdarg.h>
@@ -33,6 +34,7 @@
 #include "preload/base/settings.h"
 #include "preload/record/stack_table.h"
 #include "preload/stack/stack_unwind.h"
+#include "preload/stack/pyframes_internal.h"
 
 /* ---- stand-ins for the rest of the library ------------------------------- */
 
@@ -442,6 +444,52 @@ static void depth_zero_takes_no_stack(void **state)
 	assert_int_not_equal(site_a(), 0);
 }
 
+/* ---- a sampled thread's innermost Python frame ---------------------- */
+
+static uintptr_t fake_ts[32], fake_cf[4];
+static const uintptr_t fake_code_type = 0x1234;
+
+static int fake_initialized(void)
+{
+	return 1;
+}
+
+static void *fake_this_tstate(void)
+{
+	return fake_ts;
+}
+
+/* A tick in the first instructions of _PyEval_EvalFrameDefault: the
+ * thread's current _PyCFrame names a frame that is whatever its stack
+ * held, here memory that cannot be read, or readable memory that holds
+ * no code object.  The sampler's walk reads nothing there (it would
+ * die of SIGSEGV); the call sites' walk is never given such a frame. */
+static void interrupted_frame_is_checked(void **state)
+{
+	const struct gt_py_layout *l = gt_py_layout_for(0x030c03f0);
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *hole = mmap(NULL, (size_t)pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t junk[32] = { 0 }, not_code[4] = { 1, 0x999, 0, 0 };
+	uint64_t words[16];
+
+	(void)state;
+	assert_non_null(l);
+	assert_ptr_not_equal(hole, MAP_FAILED);
+	gt_py.is_initialized = fake_initialized;
+	gt_py.this_tstate = fake_this_tstate;
+	gt_py.code_type = fake_code_type;
+	fake_ts[l->ts_cframe / 8] = (uintptr_t)fake_cf;
+	fake_cf[l->cf_current / 8] = (uintptr_t)hole;
+	assert_int_equal(gt_py_walk_raw(l, words, 8, 1), 0);
+	junk[l->fr_code / 8] = (uintptr_t)(hole + 64);
+	fake_cf[l->cf_current / 8] = (uintptr_t)junk;
+	assert_int_equal(gt_py_walk_raw(l, words, 8, 1), 0);
+	junk[l->fr_code / 8] = (uintptr_t)not_code;
+	assert_int_equal(gt_py_walk_raw(l, words, 8, 1), 0);
+	memset(&gt_py, 0, sizeof(gt_py));
+	munmap(hole, (size_t)pg);
+}
+
 int main(void)
 {
 	gt_unwind_keep_own_frames();
@@ -454,6 +502,7 @@ int main(void)
 		cmocka_unit_test(signal_unwind_finds_the_interrupted),
 		cmocka_unit_test(capture_writes_each_stack_once),
 		cmocka_unit_test(depth_zero_takes_no_stack),
+		cmocka_unit_test(interrupted_frame_is_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
