@@ -159,8 +159,11 @@ def recorded(name):
     """A run kept by an earlier check (GT_DIAG_REPLAY=its OUT/diagnose):
     its truth lines, and its dumps, the analyzed one first."""
     short = name[len("diag-"):]
-    with open(os.path.join(REPLAY, short + ".stdout")) as f:
-        out = f.read()
+    try:
+        with open(os.path.join(REPLAY, short + ".stdout")) as f:
+            out = f.read()
+    except OSError as e:
+        raise RuntimeError(f"{name}: not kept in {REPLAY} ({e.strerror})") from e
     main = os.path.join(REPLAY, short + ".bin")
     others = sorted(p for p in glob.glob(os.path.join(REPLAY, short + "-*.bin"))
                     if re.fullmatch(re.escape(short) + r"-\d+\.bin", os.path.basename(p)))
@@ -185,7 +188,8 @@ def trace(cmd, name, extra_env=None):
         if not dumps or "ms_per_step" not in truth(out):
             raise RuntimeError(f"{name}: rc={rc} stderr={err[-2000:]}")
         dump = max(dumps, key=lambda d: int(d[1]))[0]
-        others = [d[0] for d in dumps if d[0] != dump]
+        # forked children (DataLoader workers) end with _exit: no "wrote" line
+        others = [p for p in glob.glob(os.path.join(WORK, name + "-*.bin")) if p != dump]
     rc, js, aerr = sh([ANALYZE, "--json", dump])
     if rc != 0:
         raise RuntimeError(f"{name}: analyzer rc={rc} {aerr}")
