@@ -72,6 +72,9 @@ static void drop_and_die(int sig)
 	raise(sig);
 }
 
+/* The signals that end the analyzer, and remove the temporary file first. */
+static const int ending[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
 /*
  * Once: the temporary file removed at exit and on the signals that end
  * the analyzer; a file size limit (ulimit -f) made a write error (EFBIG)
@@ -80,7 +83,6 @@ static void drop_and_die(int sig)
  */
 static void arm_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	static int armed;
 	struct sigaction sa, old;
 
@@ -89,10 +91,68 @@ static void arm_signals(void)
 	atexit(drop_live_tmp);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = drop_and_die;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-			sigaction(sigs[i], &sa, NULL);
+	for (size_t i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
+		if (sigaction(ending[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(ending[i], &sa, NULL);
 	signal(SIGXFSZ, SIG_IGN);
+}
+
+/*
+ * Hold the ending signals off (the old mask in *old) while the temporary
+ * file is created or renamed and live_tmp catches up: one arriving
+ * between the two would find a file live_tmp does not name yet, or no
+ * longer.  Held, it comes when released, and the handler sees both agree.
+ * Outputs are written by one thread, the only one then.
+ */
+static void hold_ending(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
+		sigaddset(&set, ending[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void release_ending(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* mkostemp(tmp), live_tmp naming it as soon as it exists. */
+static int make_tmp(char *tmp)
+{
+	sigset_t old;
+	int fd, err;
+
+	hold_ending(&old);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	err = errno;
+	if (fd >= 0)
+		live_tmp = tmp;
+	release_ending(&old);
+	errno = err;
+	return fd;
+}
+
+/* Rename tmp over dest (ok) or remove it; live_tmp no longer names it.
+ * -1 with errno set when the rename failed (tmp removed). */
+static int settle_tmp(const char *tmp, const char *dest, int ok)
+{
+	sigset_t old;
+	int rc = 0, err = 0;
+
+	hold_ending(&old);
+	if (ok && rename(tmp, dest) < 0) {
+		err = errno;
+		rc = -1;
+	}
+	if (!ok || rc)
+		unlink(tmp);
+	live_tmp = NULL;
+	release_ending(&old);
+	errno = err;
+	return rc;
 }
 
 static int cannot(const char *path, const char *why)
@@ -163,7 +223,7 @@ static int beside(struct files_out *o, const char *file_only)
 		mode = 0666 & ~mask;
 	}
 	o->tmp = tmp_name(o->dest);
-	fd = mkostemp(o->tmp, O_CLOEXEC);
+	fd = make_tmp(o->tmp);
 	/* the file replaced keeps its owner where we may give it (root) */
 	if (fd >= 0 && have && fchown(fd, st.st_uid, st.st_gid) < 0)
 		errno = 0;
@@ -171,14 +231,13 @@ static int beside(struct files_out *o, const char *file_only)
 		cannot(o->name, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
-			unlink(o->tmp);
+			settle_tmp(o->tmp, o->dest, 0);
 		}
 		free(o->tmp);
 		free(o->dest);
 		o->tmp = o->dest = NULL;
 		return -1;
 	}
-	live_tmp = o->tmp;
 	if (file_only) {
 		close(fd);
 		return 0;
@@ -228,11 +287,8 @@ int files_out_end(struct files_out *o, int ok)
 	}
 	o->fp = NULL;
 	if (o->tmp) {
-		if (rc == 0 && rename(o->tmp, o->dest) < 0)
+		if (settle_tmp(o->tmp, o->dest, rc == 0) < 0 && rc == 0)
 			rc = cannot(o->name, strerror(errno));
-		if (rc)
-			unlink(o->tmp);
-		live_tmp = NULL;
 		free(o->tmp);
 		free(o->dest);
 		o->tmp = o->dest = NULL;
