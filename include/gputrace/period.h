@@ -368,6 +368,24 @@ static inline size_t gt_loop_turn(const uint64_t *bounds, const uint64_t *ends,
 	return d;
 }
 
+/*
+ * How many blocks make one step: the arguments' cycle, or the loop's turn
+ * within it (gt_loop_turn); 1 when the arguments of the next block come
+ * back, or none come back, or too little is known of them.  scratch:
+ * 2 * GT_ARGS_MAX_COPIES values.  (The analyzer also asks the library's
+ * steps where the pauses do not tell: steps_period.c.)
+ */
+static inline size_t gt_args_copies(const uint32_t *sig, const uint64_t *bounds,
+				    const uint64_t *ends, size_t from, size_t n,
+				    uint64_t *scratch)
+{
+	size_t k = 1;
+
+	if (gt_args_cycle(sig, from, n, &k) != GT_ARGS_CYCLE)
+		return 1;
+	return gt_loop_turn(bounds, ends, from, n, k, scratch);
+}
+
 /* Of every k boundaries from..n, the place (0..k) after the longest
  * pauses (the total of b[j] - e[j]): the start of the outer loop's body. */
 static inline size_t gt_kth_phase(const uint64_t *b, const uint64_t *e, size_t from,

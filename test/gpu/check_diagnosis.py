@@ -90,7 +90,7 @@ def keep(name, dump, others, out):
     d = os.path.join(OUT, "diagnose")
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name + ".txt"), "w") as f:
-        f.write(sh([ANALYZE, dump])[1])
+        f.write(sh([ANALYZE, dump] + others)[1])
     if REPLAY:
         return
     shutil.copy(dump, os.path.join(d, name + ".bin"))
@@ -190,7 +190,8 @@ def trace(cmd, name, extra_env=None):
         dump = max(dumps, key=lambda d: int(d[1]))[0]
         # forked children (DataLoader workers) end with _exit: no "wrote" line
         others = [p for p in glob.glob(os.path.join(WORK, name + "-*.bin")) if p != dump]
-    rc, js, aerr = sh([ANALYZE, "--json", dump])
+    # its children's dumps with it: what its DataLoader workers ran
+    rc, js, aerr = sh([ANALYZE, "--json", dump] + others)
     if rc != 0:
         raise RuntimeError(f"{name}: analyzer rc={rc} {aerr}")
     return dict(truth(out), **diaglib.host_truth(out)), json.loads(js), dump, others, out
