@@ -158,6 +158,7 @@ enum rp_fix {
 #define RP_FEED_GAP_NS 100000       /* CPU time a graph takes away: under
 				       this between two launches */
 #define RP_MAX_WORKERS 8
+#define RP_MAX_CORES 4096         /* cores, workers a dump may claim */
 #define RP_MAX_BATCH 256
 #define RP_SMALL_BATCH 0.5          /* verdict_batch from which it applies */
 #define RP_LAUNCH_NS 6500           /* a launch that does not wait: its host

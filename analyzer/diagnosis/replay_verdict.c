@@ -91,9 +91,11 @@ void replay_env(const struct model *m, const struct diagnosis *d,
 		e->pinned_gbps = RP_PINNED_GBPS * f->pcie_width / 16.0 *
 				 ldexp(1.0, f->pcie_gen - 5);
 	e->graph_launch_ns = graph_launch_ns(m);
-	e->cores = f->allowed_cores > 0 ? f->allowed_cores : 1;
+	/* counts from the dump, bounded: a damaged one says anything */
+	e->cores = f->allowed_cores > 0 ? (f->allowed_cores < RP_MAX_CORES ?
+					   f->allowed_cores : RP_MAX_CORES) : 1;
 	e->workers = f->children_max > 0 || f->child_cores > 0.1;
-	e->nworkers = (int)f->children_max;
+	e->nworkers = (int)(f->children_max < RP_MAX_CORES ? f->children_max : RP_MAX_CORES);
 	e->dataloader = dataloader_seen(m, e->workers);
 	e->workers &= e->dataloader;
 	e->nworkers = e->workers ? e->nworkers : 0;
