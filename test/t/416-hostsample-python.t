@@ -35,8 +35,14 @@ my ($note) = grep { /^host sampler: / } @{ $d->{notes} };
 my @s = GtRead::host_samples($d);
 my $want = $cpu / 1e7;
 like($note // '', qr/^host sampler: 100 Hz/, 'the note says how samples are taken');
-cmp_ok(scalar @s, '>=', int(0.75 * $want) - 1, "samples >= 3/4 of $want");
-cmp_ok(scalar @s, '<=', int(1.25 * $want) + 2, 'and <= 5/4');
+# a busy machine delivers a CPU timer's expiries late and together (its
+# overrun): the count may fall far short, the samples' CPU time does not
+my $sampled = 0;
+$sampled += $_->{dur} for @s;
+cmp_ok(scalar @s, '>=', 1, 'samples');
+cmp_ok(scalar @s, '<=', int(1.25 * $want) + 2, "no more than 5/4 of $want");
+cmp_ok($sampled, '>=', 0.75 * $cpu - 2e7, 'their CPU time >= 3/4 of the script\'s');
+cmp_ok($sampled, '<=', 1.25 * $cpu + 2e7, 'and <= 5/4');
 
 SKIP: {
 	skip 'python frames are not read directly here', 3
