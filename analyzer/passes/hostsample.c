@@ -76,6 +76,8 @@ static void add_event(struct hostsamples *hs, const struct dump_event *ev)
 	hs->waiting += state == GT_HOST_WAITING;
 	hs->incall = sat_add(hs->incall, ev->arg[GT_ARG_HOSTSAMPLE_INCALL]);
 	hs->cpu_ns = sat_add(hs->cpu_ns, ev->dur);
+	hs->handler_ns = sat_add(hs->handler_ns, ev->result);
+	hs->handler_n += ev->result != 0;
 	if (!hs->first_t || ev->t0 < hs->first_t)
 		hs->first_t = ev->t0;
 	if (ev->t0 > hs->last_t)

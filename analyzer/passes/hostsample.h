@@ -55,6 +55,8 @@ struct hostsamples {
 	uint64_t waiting;           /* in GT_HOST_WAITING */
 	uint64_t incall;            /* ticks that found a thread in a call */
 	uint64_t cpu_ns;            /* the samples' CPU time (dur) */
+	uint64_t handler_ns;        /* the sampler's own time in its handler */
+	uint64_t handler_n;         /* samples that measured it (result) */
 	uint64_t first_t, last_t;
 	struct hmap threads;        /* tid -> struct hs_thread */
 	char *note;                 /* the library's first note on the sampler:

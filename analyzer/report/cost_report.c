@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "analyzer/passes/cost_internal.h"
+#include "analyzer/passes/hostsample.h"
 #include "analyzer/model/model.h"
 #include "analyzer/diagnosis/diagnosis.h"
 #include "analyzer/report/report.h"
@@ -167,33 +168,67 @@ static void after_text(FILE *out, const struct cost_figures *f)
 		    fmt_ns(a, sizeof(a), e->a_p50), fmt_ns(b, sizeof(b), e->b_p50));
 }
 
-void cost_report_text(FILE *out, const struct model *m)
+/* The host sampler's own time, measured in its handler at every sample:
+ * the share of the sampled threads' CPU time it added. */
+static int sampler_cost(const struct model *m, double *mean_ns, double *share)
 {
-	struct cost_figures f;
+	const struct hostsamples *hs = hostsamples_of(m);
+
+	if (!hs || !hs->handler_n || !hs->cpu_ns)
+		return 0;
+	*mean_ns = (double)hs->handler_ns / (double)hs->handler_n;
+	*share = *mean_ns * (double)hs->total / (double)hs->cpu_ns;
+	return 1;
+}
+
+static void sampler_text(FILE *out, const struct model *m)
+{
+	const struct hostsamples *hs = hostsamples_of(m);
+	double mean, share;
+	char a[32], b[32];
+
+	if (!sampler_cost(m, &mean, &share))
+		return;
+	report_line(out, "  host sampler: %llu samples, %s each in its handler (mean), %s in "
+		    "all: %.3f%% of the sampled threads' CPU time (the kernel's signal "
+		    "delivery, a few us a tick, is not in it)", (unsigned long long)hs->total,
+		    fmt_ns(a, sizeof(a), (uint64_t)(mean + 0.5)),
+		    fmt_ns(b, sizeof(b), hs->handler_ns), 100 * share);
+}
+
+static void figures_text(FILE *out, const struct cost_figures *f)
+{
 	char line[320];
 
-	if (m->cost)
-		windows_text(out, m->cost);
-	if (!figures_of(m, &f))
-		return;
-	if (!f.inside.known) {
-		report_line(out, "tracing cost in this run: not measured (%s)", f.why);
+	if (!f->inside.known) {
+		report_line(out, "tracing cost in this run: not measured (%s)", f->why);
 	} else {
-		estimate_text(line, sizeof(line), &f.inside, "inside GPU windows");
-		if (f.inside.measurable)
+		estimate_text(line, sizeof(line), &f->inside, "inside GPU windows");
+		if (f->inside.measurable)
 			report_line(out, "tracing cost in this run: %s, %+.2f%% overall "
-				    "(%+.2f%% to %+.2f%%)", line, 100 * f.overall,
-				    100 * f.overall_lo, 100 * f.overall_hi);
+				    "(%+.2f%% to %+.2f%%)", line, 100 * f->overall,
+				    100 * f->overall_lo, 100 * f->overall_hi);
 		else
 			report_line(out, "tracing cost in this run: %s", line);
 	}
-	steps_text(out, &f);
-	left_out_text(out, &f);
-	if (f.capped)
+	steps_text(out, f);
+	left_out_text(out, f);
+	if (f->capped)
 		report_line(out, "  (the first %llu steps only: the run had more)",
-			    (unsigned long long)f.steps);
-	if (f.after.known)
-		after_text(out, &f);
+			    (unsigned long long)f->steps);
+	if (f->after.known)
+		after_text(out, f);
+}
+
+void cost_report_text(FILE *out, const struct model *m)
+{
+	struct cost_figures f;
+
+	if (m->cost)
+		windows_text(out, m->cost);
+	if (figures_of(m, &f))
+		figures_text(out, &f);
+	sampler_text(out, m);
 }
 
 static void put_u(struct json *j, const char *k, uint64_t v)
@@ -250,12 +285,31 @@ static void estimate_json(struct json *j, const char *key, const struct cost_est
 	json_end_object(j);
 }
 
+/* "host_sampler_cost": the sampler's handler time (sampler_cost). */
+static void sampler_json(struct json *j, const struct model *m)
+{
+	const struct hostsamples *hs = hostsamples_of(m);
+	double mean, share;
+
+	if (!sampler_cost(m, &mean, &share))
+		return;
+	json_key(j, "host_sampler_cost");
+	json_begin_object(j);
+	put_u(j, "samples", hs->total);
+	put_u(j, "measured", hs->handler_n);
+	put_d(j, "handler_mean_ns", mean);
+	put_u(j, "handler_ns", hs->handler_ns);
+	put_d(j, "share_of_sampled_cpu", share);
+	json_end_object(j);
+}
+
 void cost_report_json(struct json *j, const struct model *m)
 {
 	struct cost_figures f;
 
 	if (m->cost && m->cost->nwin)
 		windows_json(j, m->cost, m->start_ns);
+	sampler_json(j, m);
 	if (!figures_of(m, &f))
 		return;
 	json_key(j, "tracing_cost");

@@ -179,8 +179,10 @@ struct gt_process {
  * the thread was outside every traced call.  t0 is the tick's time; dur
  * the thread's CPU time in ns that the sample stands for (the timer's
  * period times the expirations it covers with the CPU clock; with the
- * wall clock, the CPU time since the thread's previous tick); result and
- * stream are 0.  Ticks that found the thread inside a traced call are not
+ * wall clock, the CPU time since the thread's previous tick); result the
+ * sampler's own time in ns, from the tick's start in the handler to the
+ * record's commit (0: not measured; the kernel's signal delivery is not
+ * in it); stream is 0.  Ticks that found the thread inside a traced call are not
  * samples (that time is the call's): INCALL counts them.
  */
 #define GT_ARGS_HOSTSAMPLE(X)                                                \

@@ -326,11 +326,14 @@ static void encode(const struct gt_rec *r)
 		atomic_store_explicit(&w.first_work, t0 ? t0 : 1, memory_order_relaxed);
 	p = gt_varint_put(p, r->op);
 	p = gt_varint_put(p, gt_zigzag((int64_t)(t0 - w.prev_t0)));
-	if (d->kind == GT_KIND_HOSTSAMPLE)      /* CPU time, not a call's */
+	if (d->kind == GT_KIND_HOSTSAMPLE) {    /* CPU time, and the handler's */
 		p = gt_varint_put(p, r->u.host.cpu_ns);
-	else
+		p = gt_varint_put(p, t1 > t0 ? (uint32_t)(t1 - t0 < UINT32_MAX ?
+							 t1 - t0 : UINT32_MAX) : 0);
+	} else {
 		p = gt_varint_put(p, t1 >= t0 ? t1 - t0 : 0);
-	p = gt_varint_put(p, (uint32_t)(int32_t)r->result);
+		p = gt_varint_put(p, (uint32_t)(int32_t)r->result);
+	}
 	p = gt_varint_put(p, stream_id(r->stream));
 	switch (d->kind) {
 	GT_EVENT_KINDS(ENCODE_KIND_)

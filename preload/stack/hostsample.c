@@ -249,6 +249,7 @@ void gt_hostsample_start(void)
 		return;
 	}
 	hs.main_tid = getpid();
+	gt_pyframes_raw_pid(hs.main_tid);
 	atomic_store(&hs.samples, 0);
 	atomic_store(&hs.no_stack, 0);
 	atomic_store(&hs.trimmed, 0);
@@ -304,6 +305,7 @@ void gt_hostsample_exec(int failed)
 void gt_hostsample_after_fork(void)
 {
 	hs.child_on = atomic_exchange(&hs.on, 0);
+	gt_pyframes_raw_pid(0);             /* the parent's: asked until a start */
 	atomic_store(&hs.main_gen, 0);
 	me.gen = 0;
 	me.incall = 0;
@@ -393,6 +395,7 @@ static void tick(unsigned kind, int overrun, const ucontext_t *uc)
 {
 	struct gt_thread *t = &gt_self;
 	unsigned gen = generation();
+	uint64_t start = gt_stamp();
 	struct gt_rec *r;
 	uint32_t state;
 	uint64_t cpu;
@@ -411,11 +414,12 @@ static void tick(unsigned kind, int overrun, const ucontext_t *uc)
 		return;
 	if (!(r = gt_rec_begin()))
 		return;
-	r->t0 = r->t1 = gt_stamp();
+	r->t0 = start;
 	r->stream = 0;
 	gt_side_quiet = 1;
 	r->stack = capture(uc);
 	gt_side_quiet = 0;
+	r->t1 = gt_stamp();             /* the handler's own time, so far */
 	r->u.host.cpu_ns = cpu;
 	r->u.host.state = state;
 	r->u.host.incall = me.incall;

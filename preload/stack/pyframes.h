@@ -17,6 +17,7 @@
 #define GPUTRACE_PRELOAD_PYFRAMES_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 enum gt_pyframes_mode {
 	GT_PY_OFF = 0,              /* GPUTRACE_PYTHON=0 */
@@ -42,6 +43,9 @@ int gt_pyframes_capture(uint64_t *words, int max);
  * (no lock, no allocation, no Python call that could run Python); else 0.
  */
 int gt_pyframes_capture_raw(uint64_t *words, int max);
+/* The process id its reads name (the sampler's, known; 0: asked each
+ * time): set at the sampler's start and in a fork child. */
+void gt_pyframes_raw_pid(pid_t pid);
 /* 1 when gt_pyframes_capture_raw can find frames in this process. */
 int gt_pyframes_raw(void);
 /* 1 when Python frames are read through the C API only. */

@@ -146,17 +146,27 @@ static int one_frame(const struct gt_py_layout *l, uintptr_t fr, uint64_t *w)
 	return 1;
 }
 
+/* This process's id for process_vm_readv, set by the sampler at its
+ * start and in a fork child; 0: ask (a system call). */
+static pid_t self_pid;
+
+void gt_pyframes_raw_pid(pid_t pid)
+{
+	self_pid = pid;
+}
+
 /*
  * Whether n bytes at addr (n <= 128) can be read, copied into buf through
  * the kernel, which answers EFAULT for memory that is not there rather
- * than faulting.  Two system calls: for the sampler's tick only.
+ * than faulting.  One system call: for the sampler's tick only.
  */
 static int readable(uintptr_t addr, size_t n, void *buf)
 {
 	struct iovec mine = { buf, n }, at = { (void *)addr, n };
 
 	return addr && !(addr & 7) &&
-	       process_vm_readv(getpid(), &mine, 1, &at, 1, 0) == (ssize_t)n;
+	       process_vm_readv(self_pid ? self_pid : getpid(), &mine, 1, &at, 1, 0) ==
+	       (ssize_t)n;
 }
 
 /*

@@ -376,6 +376,14 @@ SKIP: {
 		ok($all && abs(100 * $n{burn_a} / $all - 30) <= 10,
 		   '--folded: burn_a within 10 points of 30% of the burning samples')
 			or diag(explain(\%n));
+		# the sampler's own time, measured in its handler at every sample
+		my $j = eval { JSON::PP->new->decode(run_analyzer('--json', $r->{dump} // '')->{out}) } // {};
+		my $c = $j->{host_sampler_cost} // {};
+		ok(($c->{samples} // 0) > 0 && ($c->{measured} // -1) == $c->{samples},
+		   'every sample measured its handler\'s time') or diag(explain($c));
+		ok(($c->{handler_mean_ns} // 0) > 0, 'the handler\'s mean time is above 0');
+		like($a->{out}, qr/host sampler: \d+ samples, .* each in its handler/,
+		     'the cost lines say it');
 	};
 
 	subtest 'a DataLoader worker: decode 75%, augment 25%' => sub {
