@@ -577,11 +577,14 @@ static int lazy_open(void)
 		return w.out.buf != NULL;
 	if (!rings_hold_records())
 		return 0;
-	atomic_store(&w.lazy, 0);
+	/* Lazy until the dump is open: the exit path, meeting a dump still
+	 * being made, must stop this thread and end it, not leave it empty. */
 	if (open_dump()) {
 		atomic_store(&gt_active, 0);
+		atomic_store(&w.lazy, 0);
 		return 0;
 	}
+	atomic_store(&w.lazy, 0);
 	gt_sampler_start();
 	return 1;
 }

@@ -61,6 +61,7 @@ TORCH_STEPS = {"launch": (60, 5) if QUICK else (800, 5),
                "compute": (10, 3) if QUICK else (200, 5)}
 PROFILED_STEPS = {"launch": 60 if QUICK else 300, "compute": 10 if QUICK else 60}
 BIG_EVENTS = (2_000_000, 4_000_000) if QUICK else (20_000_000, 40_000_000)
+SAMPLER_GOAL = 0.005    # the host sampler's share of the sampled CPU time
 md = []
 
 
@@ -229,9 +230,13 @@ def spread(v):
 
 
 def in_run_cost(path):
-    """The run's own tracing-cost figures (its dump's tracing_cost)."""
+    """The run's own tracing-cost figures (its dump's tracing_cost, with
+    the host sampler's handler time under "host_sampler")."""
     j = json.loads(sh([ANALYZE, "--json", path])[1] or "{}")
-    return j.get("tracing_cost") or {}, j.get("gpu_windows") or []
+    cost = dict(j.get("tracing_cost") or {})
+    if j.get("host_sampler_cost"):
+        cost["host_sampler"] = j["host_sampler_cost"]
+    return cost, j.get("gpu_windows") or []
 
 
 def torch_rounds(kind, modes):
@@ -275,9 +280,31 @@ def report_mode(kind, name, ms, dumps):
     table.append((f"torch-{kind}-{name}", round(ratio, 3), spread(ratios), ""))
 
 
+def report_sampler(kind, costs):
+    """The host sampler's own time, measured in its handler by every
+    default run: the median mean per sample and share of the sampled CPU
+    time, against the design target (the kernel's delivery of the signal
+    is not in it)."""
+    got = [c["host_sampler"] for c in costs if c.get("host_sampler")]
+    if not got:
+        verdict(f"sampler-cost-{kind}", False, "no default run measured its host sampler")
+        return
+    mean = statistics.median(c["handler_mean_ns"] for c in got)
+    share = statistics.median(c["share_of_sampled_cpu"] for c in got)
+    samples = statistics.median(c["samples"] for c in got)
+    verdict(f"sampler-cost-{kind}", share <= SAMPLER_GOAL,
+            f"{len(got)} runs: {samples:.0f} samples each, {mean / 1000:.2f} us in the handler "
+            f"per sample, {100 * share:.3f}% of the sampled threads' CPU time (medians; "
+            f"the signal's delivery not in it); goal <= {100 * SAMPLER_GOAL:.1f}%")
+    md.append(f"| {kind}-bound loop, default: the host sampler's handler | | "
+              f"{mean / 1000:.2f} us per sample ({samples:.0f} samples a run) | "
+              f"{100 * share:.3f}% of the sampled CPU time | <= {100 * SAMPLER_GOAL:.1f}% |")
+
+
 def report_costs(kind, costs):
     """What the default runs measured of their own windows: the medians
     of their figures, and how many runs could tell one."""
+    report_sampler(kind, costs)
     got = [c for c in costs if c.get("measured")]
     if not got:
         verdict(f"in-run-cost-{kind}", False, f"no default run measured its cost: {costs[:1]}")
