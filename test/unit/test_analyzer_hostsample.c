@@ -316,13 +316,19 @@ static int teardown(void **state)
 	return 0;
 }
 
+static const struct idle_fn *fn_in(const struct idle_fn *fn, size_t n,
+				   const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(fn[i].name, name))
+			return &fn[i];
+	return NULL;
+}
+
 static const struct idle_fn *fn_named(const struct idle_cause_samples *c,
 				      const char *name)
 {
-	for (size_t i = 0; i < c->nfn; i++)
-		if (!strcmp(c->fn[i].name, name))
-			return &c->fn[i];
-	return NULL;
+	return fn_in(c->fn, c->nfn, name);
 }
 
 static const struct idle_cause_samples *cause(const struct idle_samples *is,
@@ -401,11 +407,11 @@ static void test_loader_wait(void **state)
 static const struct idle_fn *prof_fn(const struct idle_profile *p,
 				     const char *name)
 {
-	for (size_t i = 0; i < p->nfn; i++)
-		if (!strcmp(p->fn[i].name, name))
-			return &p->fn[i];
-	fail_msg("no function %s", name);
-	return NULL;
+	const struct idle_fn *f = fn_in(p->fn, p->nfn, name);
+
+	if (!f)
+		fail_msg("no function %s", name);
+	return f;
 }
 
 /* Over the steady steps, shares of the thread's own running samples (its
