@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/diagnosis/diagnosis_internal.h"
-#include "analyzer/diagnosis/idle_samples.h"
-#include "analyzer/passes/hostsample.h"
+#include "analyzer/diagnosis/idle_samples_internal.h"
 #include "analyzer/lib/util.h"
 
 static const int causes[IDLE_SAMPLE_CAUSES] = {
@@ -26,11 +24,6 @@ struct fn_acc {
 	uint64_t self_ns, total_ns, self_n, total_n;
 	uint64_t seen;                      /* the last sample counted in */
 	struct hmap lines;                  /* Python: line -> samples */
-};
-
-struct acc {
-	struct hmap fns;                    /* key -> struct fn_acc */
-	uint64_t serial;                    /* samples added so far */
 };
 
 int idle_sample_cause(const struct diagnosis *d, const struct hs_sample *s,
@@ -74,7 +67,7 @@ static int cause_index(int cause)
 }
 
 /* The entry of frame f's function (or of a sample without frames: why). */
-static struct fn_acc *fn_of(struct acc *a, const struct callsite_frame *f,
+static struct fn_acc *fn_of(struct idle_acc *a, const struct callsite_frame *f,
 			    const char *why)
 {
 	char *key = f ? f->python ? xasprintf("p\037%s\037%s", f->func, f->file)
@@ -113,8 +106,8 @@ static void count_line(struct fn_acc *e, uint32_t line)
 	c->n++;
 }
 
-static void add_sample(struct acc *a, const struct model *m,
-		       const struct hs_sample *s)
+void idle_acc_add(struct idle_acc *a, const struct model *m,
+		  const struct hs_sample *s)
 {
 	const struct callsite_frame *f;
 	size_t n = idle_sample_frames(m, s, &f);
@@ -168,15 +161,15 @@ static int by_self(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The functions of a, named and sorted, into c; a is released. */
-static void take_fns(struct acc *a, struct idle_cause_samples *c)
+void idle_acc_take(struct idle_acc *a, struct idle_fn **fn, size_t *nfn)
 {
 	struct fn_acc *e;
 	size_t pos = 0;
 
-	c->fn = xcalloc(a->fns.len ? a->fns.len : 1, sizeof(*c->fn));
+	*nfn = 0;
+	*fn = xcalloc(a->fns.len ? a->fns.len : 1, sizeof(**fn));
 	while ((e = hmap_next(&a->fns, &pos))) {
-		c->fn[c->nfn++] = (struct idle_fn){
+		(*fn)[(*nfn)++] = (struct idle_fn){
 			.name = fn_name(e, e->key + 2), .self_ns = e->self_ns,
 			.total_ns = e->total_ns, .self_n = e->self_n,
 			.total_n = e->total_n };
@@ -185,12 +178,19 @@ static void take_fns(struct acc *a, struct idle_cause_samples *c)
 		free(e);
 	}
 	hmap_release(&a->fns);
-	if (c->nfn)
-		qsort(c->fn, c->nfn, sizeof(*c->fn), by_self);
+	if (*nfn)
+		qsort(*fn, *nfn, sizeof(**fn), by_self);
+}
+
+void idle_fns_free(struct idle_fn *fn, size_t nfn)
+{
+	for (size_t i = 0; i < nfn; i++)
+		free(fn[i].name);
+	free(fn);
 }
 
 /* The samples of model p (the process, or a worker) into their causes. */
-static void add_process(struct idle_samples *is, struct acc *acc,
+static void add_process(struct idle_samples *is, struct idle_acc *acc,
 			const struct diagnosis *d, const struct model *p,
 			int worker)
 {
@@ -212,7 +212,7 @@ static void add_process(struct idle_samples *is, struct acc *acc,
 			c->worker_samples++;
 			c->worker_ns = sat_add(c->worker_ns, s->weight);
 		}
-		add_sample(&acc[k], p, s);
+		idle_acc_add(&acc[k], p, s);
 	}
 }
 
@@ -241,7 +241,7 @@ static struct idle_samples *build(const struct model *m, struct diagnosis *d)
 {
 	struct idle_samples *is = xcalloc(1, sizeof(*is));
 	const struct hostsamples *hs = hostsamples_of(m);
-	struct acc acc[IDLE_SAMPLE_CAUSES];
+	struct idle_acc acc[IDLE_SAMPLE_CAUSES];
 
 	memset(acc, 0, sizeof(acc));
 	cause_times(is, d);
@@ -262,7 +262,8 @@ static struct idle_samples *build(const struct model *m, struct diagnosis *d)
 		add_process(is, acc, d, m->workers[i], 1);
 	}
 	for (int k = 0; k < IDLE_SAMPLE_CAUSES; k++)
-		take_fns(&acc[k], &is->c[k]);
+		idle_acc_take(&acc[k], &is->c[k].fn, &is->c[k].nfn);
+	idle_profiles_build(is, m, d);
 	return is;
 }
 
@@ -272,11 +273,9 @@ void idle_samples_release(struct diagnosis *d)
 
 	if (!is)
 		return;
-	for (int k = 0; k < IDLE_SAMPLE_CAUSES; k++) {
-		for (size_t i = 0; i < is->c[k].nfn; i++)
-			free(is->c[k].fn[i].name);
-		free(is->c[k].fn);
-	}
+	for (int k = 0; k < IDLE_SAMPLE_CAUSES; k++)
+		idle_fns_free(is->c[k].fn, is->c[k].nfn);
+	idle_profiles_release(is);
 	free(is);
 	d->isamples = NULL;
 }

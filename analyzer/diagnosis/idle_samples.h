@@ -29,6 +29,14 @@
  * frames when it has some, else its native ones; a function counted once
  * per sample).  Ticks that found a thread inside a CUDA call are not
  * samples: that time is the call's.
+ *
+ * Apart from the idle causes, a profile of each thread of the process,
+ * and of its DataLoader workers together, over the steady steps (from
+ * the first steady step to the end of the last; without steps, the whole
+ * run): each function's share of the thread's (the workers') running
+ * samples, self and total.  A thread's share is of its CPU time outside
+ * CUDA calls (the sampler does not sample a thread in a call); the
+ * workers', of their CPU time, for they make no CUDA call.
  */
 #ifndef GPUTRACE_ANALYZER_IDLE_SAMPLES_H
 #define GPUTRACE_ANALYZER_IDLE_SAMPLES_H
@@ -62,6 +70,15 @@ struct idle_cause_samples {
 	size_t nfn;
 };
 
+/* A thread's (or the workers') running samples over the steady steps. */
+struct idle_profile {
+	uint32_t tid;               /* the thread; 0: the workers together */
+	size_t processes;           /* the workers: how many had samples */
+	uint64_t samples, ns;       /* running samples, their sampled time */
+	struct idle_fn *fn;         /* every function, most self time first */
+	size_t nfn;
+};
+
 struct idle_samples {
 	int gpu;                    /* 1: GPU idle time by cause; 0: no GPU
 				       records, the host's time outside CUDA */
@@ -76,6 +93,11 @@ struct idle_samples {
 	size_t workers;             /* worker dumps read with it */
 	uint64_t worker_samples;
 	struct idle_cause_samples c[IDLE_SAMPLE_CAUSES];
+	uint64_t prof_t0, prof_t1;  /* the profiles' window [t0, t1) */
+	int prof_steps;             /* 1: the steady steps; 0: the whole run */
+	struct idle_profile *threads;       /* most sampled time first */
+	size_t nthreads;
+	struct idle_profile wprof;          /* the workers': samples 0, none */
 	size_t nworkers_seen;       /* internal: workers when it was made */
 };
 

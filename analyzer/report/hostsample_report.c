@@ -2,8 +2,10 @@
 /*
  * hostsample_report.c - what the host ran while the GPU waited on it
  * outside CUDA (idle_samples.h), in the text report (each cause's top
- * functions), the JSON report ("host_samples") and the HTML report
- * (each cause's top functions, a table each).
+ * functions; the top functions of the threads that burn host time and of
+ * the DataLoader workers over the steady steps), the JSON report
+ * ("host_samples") and the HTML report (each cause's top functions, a
+ * table each).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -19,8 +21,12 @@
 #include "analyzer/lib/util.h"
 
 #define TEXT_TOP 5                  /* functions per cause, text report */
-#define JSON_TOP 20                 /* ... JSON report */
+#define JSON_TOP 20                 /* ... JSON report, by self time; */
+#define JSON_TOTAL 0.05             /* ... and any with this total share */
 #define HTML_FNS 10                 /* ... HTML report */
+#define TEXT_THREADS 3              /* threads shown, text report */
+#define THREAD_MIN 0.10             /* ... with this share of the
+				       process's sampled time, at least */
 
 static const struct table_column fn_cols[] = {
 	{ "Function", 1 }, { "Self", 0 }, { "Total", 0 }, { "Samples", 0 },
@@ -77,28 +83,70 @@ static void cause_line(FILE *out, const struct idle_samples *is,
 			    "they ran)");
 }
 
-static void cause_table(FILE *out, const struct idle_cause_samples *c,
-			size_t top)
+/* The top functions of fn[nfn], shares of whole ns. */
+static void fn_table(FILE *out, const struct idle_fn *fn, size_t nfn,
+		     uint64_t whole, size_t top)
 {
 	char b[3][UNITS_BUF];
 	const char *cells[4];
-	size_t shown = top && top < c->nfn ? top : c->nfn;
+	size_t shown = top && top < nfn ? top : nfn;
 	struct table t;
 
 	table_init(&t, fn_cols, ARRAY_SIZE(fn_cols));
 	for (size_t i = 0; i < shown; i++) {
-		cells[0] = c->fn[i].name;
-		cells[1] = pct(b[0], UNITS_BUF, c->fn[i].self_ns, c->ns);
-		cells[2] = pct(b[1], UNITS_BUF, c->fn[i].total_ns, c->ns);
-		snprintf(b[2], UNITS_BUF, "%" PRIu64, c->fn[i].self_n);
+		cells[0] = fn[i].name;
+		cells[1] = pct(b[0], UNITS_BUF, fn[i].self_ns, whole);
+		cells[2] = pct(b[1], UNITS_BUF, fn[i].total_ns, whole);
+		snprintf(b[2], UNITS_BUF, "%" PRIu64, fn[i].self_n);
 		cells[3] = b[2];
 		table_add(&t, cells);
 	}
 	table_print(out, &t, report_width());
 	table_release(&t);
-	if (shown < c->nfn)
-		fprintf(out, "    ... %zu more function%s\n", c->nfn - shown,
-			plural(c->nfn - shown, "", "s"));
+	if (shown < nfn)
+		fprintf(out, "    ... %zu more function%s\n", nfn - shown,
+			plural(nfn - shown, "", "s"));
+}
+
+static uint64_t threads_ns(const struct idle_samples *is)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < is->nthreads; i++)
+		sum = sat_add(sum, is->threads[i].ns);
+	return sum;
+}
+
+/* The threads that burn host time, and the workers, over the window. */
+static void profiles_text(FILE *out, const struct idle_samples *is, size_t top)
+{
+	uint64_t all = threads_ns(is);
+	char s[UNITS_BUF];
+
+	if (!all && !is->wprof.samples)
+		return;
+	report_line(out, "  Over the %s, each thread's functions as shares of its own "
+		    "sampled time (its CPU time outside CUDA calls):",
+		    is->prof_steps ? "steady steps" : "whole run (no steps)");
+	for (size_t i = 0; i < is->nthreads && i < TEXT_THREADS; i++) {
+		const struct idle_profile *p = &is->threads[i];
+
+		if ((double)p->ns < THREAD_MIN * (double)all)
+			break;
+		report_line(out, "  thread %u: %" PRIu64 " sample%s, %s sampled "
+			    "(%.0f%% of the process's)", p->tid, p->samples,
+			    plural(p->samples, "", "s"), fmt_ns(s, sizeof(s), p->ns),
+			    100.0 * (double)p->ns / (double)all);
+		fn_table(out, p->fn, p->nfn, p->ns, top);
+	}
+	if (!is->wprof.samples)
+		return;
+	report_line(out, "  DataLoader workers (%zu with samples): %" PRIu64
+		    " sample%s, %s sampled: shares of their CPU time",
+		    is->wprof.processes, is->wprof.samples,
+		    plural(is->wprof.samples, "", "s"),
+		    fmt_ns(s, sizeof(s), is->wprof.ns));
+	fn_table(out, is->wprof.fn, is->wprof.nfn, is->wprof.ns, top);
 }
 
 static void head(FILE *out, const struct idle_samples *is)
@@ -140,8 +188,9 @@ void hostsample_report_text(FILE *out, const struct model *m, size_t top)
 			continue;
 		cause_line(out, is, c);
 		if (c->samples)
-			cause_table(out, c, n);
+			fn_table(out, c->fn, c->nfn, c->ns, n);
 	}
+	profiles_text(out, is, n);
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
@@ -152,8 +201,7 @@ static void put_uint(struct json *j, const char *key, uint64_t v)
 	json_uint(j, v);
 }
 
-static void fn_json(struct json *j, const struct idle_cause_samples *c,
-		    const struct idle_fn *f)
+static void fn_json(struct json *j, uint64_t whole, const struct idle_fn *f)
 {
 	json_begin_object(j);
 	json_key(j, "name");
@@ -163,10 +211,28 @@ static void fn_json(struct json *j, const struct idle_cause_samples *c,
 	put_uint(j, "self_samples", f->self_n);
 	put_uint(j, "total_samples", f->total_n);
 	json_key(j, "self_share");
-	json_double(j, c->ns ? (double)f->self_ns / (double)c->ns : 0);
+	json_double(j, whole ? (double)f->self_ns / (double)whole : 0);
 	json_key(j, "total_share");
-	json_double(j, c->ns ? (double)f->total_ns / (double)c->ns : 0);
+	json_double(j, whole ? (double)f->total_ns / (double)whole : 0);
 	json_end_object(j);
+}
+
+static void fns_json(struct json *j, const struct idle_fn *fn, size_t nfn,
+		     uint64_t whole)
+{
+	uint64_t left = 0;          /* the most total time of one left out */
+
+	json_key(j, "functions");
+	json_begin_array(j);
+	for (size_t i = 0; i < nfn; i++) {
+		if (i < JSON_TOP || (double)fn[i].total_ns >= JSON_TOTAL * (double)whole)
+			fn_json(j, whole, &fn[i]);
+		else if (fn[i].total_ns > left)
+			left = fn[i].total_ns;
+	}
+	json_end_array(j);
+	json_key(j, "unlisted_total_share_max");
+	json_double(j, whole ? (double)left / (double)whole : 0);
 }
 
 static void cause_json(struct json *j, const struct idle_cause_samples *c)
@@ -180,12 +246,44 @@ static void cause_json(struct json *j, const struct idle_cause_samples *c)
 	put_uint(j, "worker_samples", c->worker_samples);
 	put_uint(j, "worker_sampled_ns", c->worker_ns);
 	put_uint(j, "waiting_samples", c->waiting);
-	json_key(j, "functions");
-	json_begin_array(j);
-	for (size_t i = 0; i < c->nfn && i < JSON_TOP; i++)
-		fn_json(j, c, &c->fn[i]);
-	json_end_array(j);
+	fns_json(j, c->fn, c->nfn, c->ns);
 	json_end_object(j);
+}
+
+static void profile_json(struct json *j, const struct idle_profile *p,
+			 int worker)
+{
+	json_begin_object(j);
+	if (worker)
+		put_uint(j, "processes", p->processes);
+	else
+		put_uint(j, "tid", p->tid);
+	put_uint(j, "samples", p->samples);
+	put_uint(j, "sampled_ns", p->ns);
+	fns_json(j, p->fn, p->nfn, p->ns);
+	json_end_object(j);
+}
+
+/* "profile", "threads", "workers_profile": over the steady steps. */
+static void profiles_json(struct json *j, const struct idle_samples *is)
+{
+	json_key(j, "profile");
+	json_begin_object(j);
+	json_key(j, "window");
+	json_string(j, is->prof_steps ? "steady_steps" : "whole_run");
+	put_uint(j, "t0_ns", is->prof_t0);
+	put_uint(j, "t1_ns", is->prof_t1 == UINT64_MAX ? 0 : is->prof_t1);
+	json_end_object(j);
+	json_key(j, "threads");
+	json_begin_array(j);
+	for (size_t i = 0; i < is->nthreads; i++)
+		profile_json(j, &is->threads[i], 0);
+	json_end_array(j);
+	json_key(j, "workers_profile");
+	if (is->wprof.samples)
+		profile_json(j, &is->wprof, 1);
+	else
+		json_null(j);
 }
 
 void hostsample_report_json(struct json *j, const struct model *m)
@@ -221,6 +319,7 @@ void hostsample_report_json(struct json *j, const struct model *m)
 	for (int k = 0; k < IDLE_SAMPLE_CAUSES; k++)
 		cause_json(j, &is->c[k]);
 	json_end_array(j);
+	profiles_json(j, is);
 	json_end_object(j);
 }
 

@@ -9,7 +9,8 @@ torch.cuda.synchronize unless given another wait (a JAX program's).
 Where a workload spends its host time in one known function (bookkeeping
 after a readback, an augmentation transform in DataLoader workers), a
 share counter (HostShare in the training thread, WorkerShare in the
-workers) adds `host_fn=<qualname> host_share=<0..1>` to the truth line: the
+workers) adds `host_fn=<qualname> host_share=<0..1> host_of=thread|workers`
+to the truth line (host_of: whose CPU time the share is of): the
 CPU time spent in that function over the timed steps, against all the CPU
 time of the thread (or the worker processes) that ran it over the same
 steps.  That is what a sampler of host stacks must find.  CPU time spent
@@ -107,7 +108,8 @@ class HostShare:
         total = time.thread_time() - self.t0 - self.waits
         if total <= 0:
             return ""
-        return f" host_fn={self.name} host_share={min(self.inside / total, 1.0):.3f}"
+        return (f" host_fn={self.name} host_share={min(self.inside / total, 1.0):.3f}"
+                " host_of=thread")
 
 
 class _Waiting:
@@ -162,7 +164,8 @@ class WorkerShare:
         total = sum(now[i] - self.base[i] for i in range(1, len(now), 2))
         if total <= 0:
             return ""
-        return f" host_fn={self.name} host_share={min(inside / total, 1.0):.3f}"
+        return (f" host_fn={self.name} host_share={min(inside / total, 1.0):.3f}"
+                " host_of=workers")
 
 
 class Timer:

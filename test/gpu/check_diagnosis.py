@@ -15,10 +15,12 @@ twin is compared with it: the twin's measured gain (time per step, or per
 sample when the twin changes the batch; both traced alike) must fall
 within 0.10 of the expected class's predicted point (the replay's).
 
-A workload that prints `host_fn=... host_share=...` (the share of its
-host CPU time in one known function) is checked against the report's
-breakdown of host samples by function, when the report has one (else a
-SKIP line): the function named, its share within 0.10 (diaglib.py).
+A workload that prints `host_fn=... host_share=... host_of=...` (the
+share of one known function in the CPU time of the thread that ran it, or
+of the DataLoader workers) is checked against the same quantity in the
+report: the host samples' profile of that thread (or of the workers) over
+the steady steps, when the report has one (else a SKIP line): the
+function named, its share within 0.10 (diaglib.py).
 
 Which workloads: GT_DIAG_SET=core (the suite's first workloads; also
 "old"), frameworks (those written with transformers, timm, torchvision,

@@ -6,14 +6,19 @@ workloads run (GT_DIAG_SET, GT_DIAG_ONLY), whether the CUDA programs must
 be built, and the host-function check (what the host sampler names).
 
 The host-function check: a workload that spends its host time in one
-known function prints `host_fn=<qualname> host_share=<0..1>` on its truth
-line (examples/diagnose/common.py measures it).  Where the report's JSON
-breaks the host's sampled time down by function, the report must name
-that function with a share within NEAR_SHARE of the truth.  The breakdown's
-key is looked for, not assumed: any list of rows with a function name and
-a share under a key that speaks of the host, samples, functions or stacks.
-A row's inclusive share (total) is preferred to its own (self): the truth
-counts everything the function calls.  No such list: the check is skipped
+known function prints `host_fn=<qualname> host_share=<0..1>
+host_of=thread|workers` on its truth line (examples/diagnose/common.py
+measures it): the function's share of the CPU time of the thread that ran
+it, or of the DataLoader workers' CPU time.  The report's JSON gives the
+same quantity: host_samples.threads (each thread's profile over the steady
+steps) and host_samples.workers_profile (the workers' together), each
+function's share of that thread's (the workers') sampled time.  The report
+must name the function in the profile the truth is of (a thread's: the
+thread whose samples ran it most) with a total share within NEAR_SHARE of
+the truth: the truth counts everything the function calls.  A truth line
+without host_of (recorded before it was written) is of the workers when
+their profile names the function, else of a thread, and the detail says
+it was inferred.  A report without these profiles: the check is skipped
 and says so.  Imports nothing of the GPU checks: importing gpulib makes
 folders.
 """
@@ -24,10 +29,6 @@ import re
 SETS = {"core": "core", "old": "core", "frameworks": "frameworks", "new": "frameworks",
         "all": None}
 NEAR_SHARE = 0.10
-NAME_KEYS = ("function", "qualname", "func", "name", "frame", "symbol")
-SHARE_KEYS = ("total_share", "total", "share", "self_share", "self")
-PATH_HINTS = ("host", "sampl", "function", "stack", "folded", "flame")
-MAX_DEPTH = 8
 
 
 def workload_set(w):
@@ -62,63 +63,20 @@ def needs_cuda(workloads):
 
 
 def host_truth(stdout):
-    """host_fn (a qualname) and host_share from a program's truth line, or {}."""
+    """host_fn (a qualname), host_share and host_of (when given) from a
+    program's truth line, or {}."""
     for line in stdout.splitlines():
         if not line.startswith("truth "):
             continue
         fn = re.search(r"\bhost_fn=(\S+)", line)
         share = re.search(r"\bhost_share=([-\d.]+)", line)
+        of = re.search(r"\bhost_of=(\w+)", line)
         if fn and share:
-            return {"host_fn": fn.group(1), "host_share": float(share.group(1))}
+            out = {"host_fn": fn.group(1), "host_share": float(share.group(1))}
+            if of:
+                out["host_of"] = of.group(1)
+            return out
     return {}
-
-
-def _share(row):
-    for k in SHARE_KEYS:
-        v = row.get(k)
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            return v / 100.0 if v > 1.0 + 1e-9 else float(v)
-    return None
-
-
-def _name(row):
-    for k in NAME_KEYS:
-        v = row.get(k)
-        if isinstance(v, str) and v:
-            return v
-    return None
-
-
-def _rows(value):
-    """(name, share) of each row, if value is a list of function rows."""
-    if not isinstance(value, list) or not value:
-        return None
-    out = []
-    for row in value:
-        if not isinstance(row, dict):
-            return None
-        name, share = _name(row), _share(row)
-        if name is None or share is None:
-            return None
-        out.append((name, share))
-    return out
-
-
-def host_rows(j, path="", depth=0):
-    """Every function row of a host breakdown in the report's JSON:
-    (path of its list, function, share)."""
-    found = []
-    if depth > MAX_DEPTH:
-        return found
-    items = j.items() if isinstance(j, dict) else enumerate(j) if isinstance(j, list) else ()
-    for k, v in items:
-        p = f"{path}/{k}"
-        rows = _rows(v) if isinstance(k, str) else None
-        if rows is not None and any(h in p.lower() for h in PATH_HINTS):
-            found += [(p, name, share) for name, share in rows]
-        elif isinstance(v, (dict, list)):
-            found += host_rows(v, p, depth + 1)
-    return found
 
 
 def names_function(name, fn):
@@ -128,20 +86,68 @@ def names_function(name, fn):
     return any(t == fn or t.endswith("." + fn) for t in re.findall(r"[\w.<>]+", name))
 
 
+def _hit(profile, fn):
+    """The row of profile (a thread's or the workers') naming fn, or None."""
+    rows = [r for r in (profile or {}).get("functions") or []
+            if isinstance(r, dict) and names_function(str(r.get("name", "")), fn)]
+    return max(rows, key=lambda r: r.get("total_ns", 0)) if rows else None
+
+
+def _profile(hs, of, fn):
+    """(where, its row naming fn or None, the top rows) in the profile of
+    `of`: the workers', or the thread's that ran fn most."""
+    if of == "workers":
+        p = hs.get("workers_profile")
+        return "the workers", _hit(p, fn), (p or {}).get("functions") or []
+    threads = [t for t in hs.get("threads") or [] if isinstance(t, dict)]
+    ran = [(t, _hit(t, fn)) for t in threads]
+    ran = [(t, r) for t, r in ran if r]
+    if ran:
+        t, r = max(ran, key=lambda x: x[1].get("total_ns", 0))
+        return f"thread {t.get('tid')}", r, t.get("functions") or []
+    top = threads[0] if threads else {}
+    return f"thread {top.get('tid', '?')}", None, top.get("functions") or []
+
+
+def _unlisted(hs, of, where):
+    """The most total share a function left out of the profile's list can
+    have (the report's bound), or None when the report does not say."""
+    if of == "workers":
+        p = hs.get("workers_profile")
+    else:
+        p = next((t for t in hs.get("threads") or []
+                  if isinstance(t, dict) and where == f"thread {t.get('tid')}"), None)
+    v = (p or {}).get("unlisted_total_share_max")
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
 def host_check(truth, j):
     """("PASS"|"FAIL"|"SKIP", detail) for a run's truth (host_truth) and
     the report's JSON."""
     fn, share = truth["host_fn"], truth["host_share"]
-    rows = host_rows(j)
-    if not rows:
+    hs = j.get("host_samples") if isinstance(j, dict) else None
+    if not isinstance(hs, dict) or "threads" not in hs:
         return "SKIP", (f"{fn} {share:.2f} of the host's CPU time; the report has no "
-                        f"breakdown of host samples by function")
-    hits = [r for r in rows if names_function(r[1], fn)]
-    if not hits:
-        top = ", ".join(f"{n} {s:.2f}" for _, n, s in sorted(rows, key=lambda r: -r[2])[:3])
-        return "FAIL", f"{fn} ({share:.2f} of the host's CPU time) not named; the report's top: {top}"
-    best = min(hits, key=lambda r: abs(r[2] - share))
-    ok = abs(best[2] - share) <= NEAR_SHARE
+                        f"profile of host samples by thread")
+    of, how = truth.get("host_of"), ""
+    if of not in ("thread", "workers"):
+        of = "workers" if _hit(hs.get("workers_profile"), fn) else "thread"
+        how = ", inferred"
+    whose = "the workers'" if of == "workers" else "its thread's"
+    where, row, rows = _profile(hs, of, fn)
+    if row is None and isinstance(rows, list) and where:
+        bound = _unlisted(hs, of, where)
+        if bound is not None and share <= bound + NEAR_SHARE:
+            return "PASS", (f"{fn}: {share:.2f} of {whose} CPU time{how}; not named in "
+                            f"the profile of {where}, which names every function above "
+                            f"{bound:.2f} (no sample: 0)")
+    if row is None:
+        top = ", ".join(f"{r.get('name')} {r.get('total_share', 0):.2f}"
+                        for r in sorted(rows, key=lambda r: -r.get("total_share", 0))[:3])
+        return "FAIL", (f"{fn} ({share:.2f} of {whose} CPU time{how}) not named in the "
+                        f"profile of {where}; its top: {top or 'none'}")
+    got = row.get("total_share", 0)
+    ok = abs(got - share) <= NEAR_SHARE
     return ("PASS" if ok else "FAIL"), (
-        f"{fn}: {share:.2f} of the host's CPU time, the report {best[2]:.2f} ({best[0]}; "
-        f"{len(hits)} row{'s' if len(hits) != 1 else ''} name it)")
+        f"{fn}: {share:.2f} of {whose} CPU time{how}, the report {got:.2f} "
+        f"(the profile of {where}, {row.get('name')})")

@@ -81,18 +81,25 @@ class Select(unittest.TestCase):
         self.assertFalse(dl.needs_cuda(dl.select(suite, "frameworks", None)))
 
 
+def fn(name, total, ns=None):
+    return {"name": name, "self_share": total / 2, "total_share": total,
+            "total_ns": ns if ns is not None else int(total * 1000)}
+
+
 REPORT = {
-    "kernels": [{"name": "bookkeeping_kernel", "share": 0.6}],
-    "idle": [{"cause": "cpu_preprocessing", "share": 0.4}],
-    "diagnosis": {"host": {"span_ns": 5, "outside_cpu": 3}},
+    "kernels": [{"name": "bookkeeping", "share": 0.6}],
     "host_samples": {
-        "count": 812,
-        "causes": [{"cause": "outside_cpu", "top_functions": [
-            {"function": "bookkeeping (common.py:52)", "self_share": 0.05,
-             "total_share": 0.71},
-            {"function": "json.encoder.JSONEncoder.encode", "self_share": 0.40,
-             "total_share": 0.40}]}],
-        "workers": {"functions": [{"qualname": "augment", "total": 83.0, "self": 2.0}]},
+        # a cause's shares are of the samples in that cause: not the truth's
+        "causes": [{"cause": "cpu_preprocessing", "functions": [
+            fn("bookkeeping (common.py:52)", 0.95), fn("token_metrics (m.py:3)", 0.40)]}],
+        "threads": [
+            {"tid": 11, "samples": 300, "functions": [
+                fn("main (b.py:9)", 1.0), fn("bookkeeping (common.py:52)", 0.71, 700),
+                fn("JSONEncoder.encode (encoder.py:200)", 0.40)]},
+            {"tid": 12, "samples": 90, "unlisted_total_share_max": 0.02, "functions": [
+                fn("bookkeeping (common.py:52)", 0.20, 200), fn("pin_memory (p.py:5)", 0.5)]}],
+        "workers_profile": {"processes": 2, "functions": [
+            fn("Image.convert (Image.py:1)", 0.6), fn("augment (image_aug.py:61)", 0.83)]},
     },
 }
 
@@ -100,22 +107,13 @@ REPORT = {
 class HostCheck(unittest.TestCase):
     def test_truth_line(self):
         out = ("warming up\ntruth ms_per_step=7.2000 batch=32 steps=40 logged=3 "
-               "host_fn=Augment.__call__ host_share=0.812\n")
-        self.assertEqual(dl.host_truth(out), {"host_fn": "Augment.__call__", "host_share": 0.812})
+               "host_fn=Augment.__call__ host_share=0.812 host_of=workers\n")
+        self.assertEqual(dl.host_truth(out), {"host_fn": "Augment.__call__", "host_share": 0.812,
+                                              "host_of": "workers"})
+        self.assertEqual(dl.host_truth("truth ms_per_step=1 batch=1 steps=3 host_fn=f "
+                                       "host_share=0.5\n"), {"host_fn": "f", "host_share": 0.5})
         self.assertEqual(dl.host_truth("truth ms_per_step=1.0 batch=1 steps=3\n"), {})
         self.assertEqual(dl.host_truth("host_fn=x host_share=0.5\n"), {})
-
-    def test_rows_found_under_any_host_key(self):
-        rows = dl.host_rows(REPORT)
-        names = sorted(n for _, n, _ in rows)
-        self.assertEqual(names, ["augment", "bookkeeping (common.py:52)",
-                                 "json.encoder.JSONEncoder.encode"])
-        by = {n: (p, s) for p, n, s in rows}
-        self.assertAlmostEqual(by["bookkeeping (common.py:52)"][1], 0.71)   # total, not self
-        self.assertAlmostEqual(by["augment"][1], 0.83)                      # percent
-        self.assertEqual(by["augment"][0], "/host_samples/workers/functions")
-        # a kernel's row is not a host row; an integer count is not a table
-        self.assertEqual(dl.host_rows({"kernels": REPORT["kernels"], "host_samples": 3}), [])
 
     def test_names(self):
         for name in ("bookkeeping", "bookkeeping (common.py:52)", "common.bookkeeping",
@@ -125,21 +123,60 @@ class HostCheck(unittest.TestCase):
             self.assertFalse(dl.names_function(name, "bookkeeping"), name)
         self.assertTrue(dl.names_function("Augment.__call__ (a.py:3)", "Augment.__call__"))
 
-    def test_check(self):
-        status, detail = dl.host_check({"host_fn": "bookkeeping", "host_share": 0.65}, REPORT)
+    def check(self, name, share, of=None):
+        truth = {"host_fn": name, "host_share": share}
+        if of:
+            truth["host_of"] = of
+        return dl.host_check(truth, REPORT)
+
+    def test_thread_share(self):
+        # the thread that ran it most (11, not 12), its total share
+        status, detail = self.check("bookkeeping", 0.65, "thread")
         self.assertEqual(status, "PASS", detail)
         self.assertIn("0.71", detail)
-        status, detail = dl.host_check({"host_fn": "bookkeeping", "host_share": 0.5}, REPORT)
+        self.assertIn("thread 11", detail)
+        # the cause's 0.95 is not compared: 0.9 is far from the thread's 0.71
+        status, detail = self.check("bookkeeping", 0.9, "thread")
         self.assertEqual(status, "FAIL", detail)
-        status, detail = dl.host_check({"host_fn": "augment", "host_share": 0.78}, REPORT)
-        self.assertEqual(status, "PASS", detail)
-        status, detail = dl.host_check({"host_fn": "token_metrics", "host_share": 0.4}, REPORT)
+        status, detail = self.check("token_metrics", 0.4, "thread")
         self.assertEqual(status, "FAIL", detail)
         self.assertIn("not named", detail)
-        status, detail = dl.host_check({"host_fn": "burn", "host_share": 0.8},
-                                       {"kernels": [], "idle": []})
-        self.assertEqual(status, "SKIP", detail)
-        self.assertNotIn("\n", detail)
+
+    def test_bound_of_the_unlisted(self):
+        # thread 12 lists every function above 0.02: a truth of 0.05 is near
+        report = {"host_samples": {"threads": [REPORT["host_samples"]["threads"][1]]}}
+        ok = dl.host_check({"host_fn": "token_metrics", "host_share": 0.05, "host_of": "thread"},
+                           report)
+        self.assertEqual(ok[0], "PASS", ok[1])
+        self.assertIn("above 0.02", ok[1])
+        far = dl.host_check({"host_fn": "token_metrics", "host_share": 0.2, "host_of": "thread"},
+                            report)
+        self.assertEqual(far[0], "FAIL", far[1])
+        # no bound given (thread 11): not named is a failure
+        self.assertEqual(self.check("token_metrics", 0.01, "thread")[0], "FAIL")
+
+    def test_workers_share(self):
+        status, detail = self.check("augment", 0.78, "workers")
+        self.assertEqual(status, "PASS", detail)
+        self.assertIn("workers", detail)
+        # a workers' truth is not looked for in the threads, nor the reverse
+        self.assertEqual(self.check("bookkeeping", 0.71, "workers")[0], "FAIL")
+        self.assertEqual(self.check("augment", 0.83, "thread")[0], "FAIL")
+
+    def test_inferred(self):
+        status, detail = self.check("augment", 0.8)
+        self.assertEqual(status, "PASS", detail)
+        self.assertIn("inferred", detail)
+        status, detail = self.check("bookkeeping", 0.7)
+        self.assertEqual(status, "PASS", detail)
+        self.assertIn("thread 11", detail)
+
+    def test_skip_without_profiles(self):
+        for j in ({"kernels": [], "idle": []}, {"host_samples": None},
+                  {"host_samples": {"causes": REPORT["host_samples"]["causes"]}}):
+            status, detail = dl.host_check({"host_fn": "burn", "host_share": 0.8}, j)
+            self.assertEqual(status, "SKIP", detail)
+            self.assertNotIn("\n", detail)
 
 
 class Shares(unittest.TestCase):
@@ -186,7 +223,8 @@ class Shares(unittest.TestCase):
             text = share.text()
         finally:
             common.time = real
-        self.assertEqual(text, " host_fn=Shares.test_worker_share.<locals>.work host_share=0.667")
+        self.assertEqual(text, " host_fn=Shares.test_worker_share.<locals>.work host_share=0.667"
+                               " host_of=workers")
 
     def test_worker_share_real_clock(self):
         share = common.WorkerShare(spin, 1)
@@ -210,7 +248,7 @@ class Shares(unittest.TestCase):
             timer.report(8, " x=1")
         line = out.getvalue()
         self.assertRegex(line, r"^truth ms_per_step=[\d.]+ batch=8 steps=2 x=1 host_fn=spin "
-                               r"host_share=[\d.]+\n$")
+                               r"host_share=[\d.]+ host_of=thread\n$")
         self.assertGreater(dl.host_truth(line)["host_share"], 0.5)
 
     def test_bookkeeping(self):

@@ -8,7 +8,8 @@
  * a worker (the process's CPU time low, its children's two cores), where
  * the worker samples decode 6 times and augment twice and the process
  * once, waiting, in DataLoader.__next__ (10 ms after its previous one).  The worker also samples during
- * the CPU-bound half, which counts nowhere.
+ * the CPU-bound half, which counts in no cause, but in the workers'
+ * profile over the steady steps.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -315,13 +316,19 @@ static int teardown(void **state)
 	return 0;
 }
 
+static const struct idle_fn *fn_in(const struct idle_fn *fn, size_t n,
+				   const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(fn[i].name, name))
+			return &fn[i];
+	return NULL;
+}
+
 static const struct idle_fn *fn_named(const struct idle_cause_samples *c,
 				      const char *name)
 {
-	for (size_t i = 0; i < c->nfn; i++)
-		if (!strcmp(c->fn[i].name, name))
-			return &c->fn[i];
-	return NULL;
+	return fn_in(c->fn, c->nfn, name);
 }
 
 static const struct idle_cause_samples *cause(const struct idle_samples *is,
@@ -397,6 +404,49 @@ static void test_loader_wait(void **state)
 	assert_int_equal(is->worker_samples, ITERS * 8 + 1);
 }
 
+static const struct idle_fn *prof_fn(const struct idle_profile *p,
+				     const char *name)
+{
+	const struct idle_fn *f = fn_in(p->fn, p->nfn, name);
+
+	if (!f)
+		fail_msg("no function %s", name);
+	return f;
+}
+
+/* Over the steady steps, shares of the thread's own running samples (its
+ * waiting ones left out), and of the worker's, whatever the idle cause:
+ * burn_a 3 and burn_b 5 of the thread's 8 each iteration; the worker's 8
+ * are decode, or 6 decode and 2 augment while the process waits on it. */
+static void test_profiles(void **state)
+{
+	struct family *f = *state;
+	const struct idle_samples *is = idle_samples_of(&f->m);
+	const struct idle_profile *t, *w;
+	const struct idle_fn *dec, *aug;
+
+	assert_int_equal(is->nthreads, 1);
+	t = &is->threads[0];
+	assert_true(t->samples >= 8 * 5);
+	assert_int_equal(t->samples % 8, 0);
+	assert_int_equal(prof_fn(t, "burn_a (train.py:11)")->total_ns * 8, t->ns * 3);
+	assert_int_equal(prof_fn(t, "burn_b (train.py:21)")->self_ns * 8, t->ns * 5);
+	assert_int_equal(prof_fn(t, "main (train.py:52)")->total_ns, t->ns);
+	w = &is->wprof;
+	assert_int_equal(w->processes, 1);
+	assert_int_equal(w->tid, 0);
+	assert_true(w->samples > t->samples);   /* both halves */
+	assert_int_equal(w->samples % 8, 0);
+	dec = prof_fn(w, "decode (dataset.py:5)");
+	aug = prof_fn(w, "augment (dataset.py:15)");
+	assert_int_equal(dec->self_n + aug->self_n, w->samples);
+	assert_true(aug->self_n > 0);
+	assert_int_equal(aug->self_n % 2, 0);   /* 2 an iteration, second half */
+	assert_true(dec->self_n * 8 >= w->samples * 6);
+	assert_int_equal(aug->total_ns * w->samples, w->ns * aug->total_n);
+	assert_int_equal(prof_fn(w, "__getitem__ (dataset.py:9)")->total_ns, w->ns);
+}
+
 /* What a class rule asks: shares in functions a test picks. */
 static void test_share(void **state)
 {
@@ -459,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_bound),
 		cmocka_unit_test(test_loader_wait),
 		cmocka_unit_test(test_share),
+		cmocka_unit_test(test_profiles),
 		cmocka_unit_test(test_missing_stack),
 	};
 
