@@ -10,6 +10,7 @@
  * Every code object is checked to be one (its type is &PyCode_Type)
  * before anything else in it is read; an unknown version reads nothing.
  */
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -117,6 +118,47 @@ static uintptr_t first_frame(const struct gt_py_layout *l)
 	return cf ? rd(cf + (uintptr_t)l->cf_current) : 0;
 }
 
+/*
+ * Lines by (code, instruction offset), found once: CPython's
+ * PyCode_Addr2Line scans the code's location table from its start, a
+ * cost that grows with the function (several us for a long one, at every
+ * frame of every sample).  One atomic word an entry, direct-mapped: the
+ * key's other 40 bits check it, the line is the low 24 (larger lines are
+ * not kept).  Threads race only to write the same answer.
+ */
+#define LINE_SLOTS 8192u
+#define LINE_BITS 24
+static _Atomic uint64_t line_cache[LINE_SLOTS];
+
+static uint64_t line_key(const uint64_t key[4], uintptr_t off)
+{
+	uint64_t h = 0;
+
+	for (int i = 0; i < 4; i++)
+		h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ (uint64_t)off) * 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 31);
+}
+
+/* The line at off in the code key[0] (its file, name and first line in
+ * key[1..3]: a code object made anew at a freed one's address is
+ * another key unless it is the same function). */
+static int line_of(const uint64_t key[4], uintptr_t off)
+{
+	uint64_t h = line_key(key, off), check = h >> LINE_BITS;
+	_Atomic uint64_t *slot = &line_cache[h % LINE_SLOTS];
+	uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
+	int line;
+
+	if (e && e >> LINE_BITS == check)
+		return (int)(e & ((1u << LINE_BITS) - 1));
+	line = gt_py.addr2line((void *)(uintptr_t)key[0], (int)off);
+	if (line > 0 && line < (1 << LINE_BITS))
+		atomic_store_explicit(slot, check << LINE_BITS | (uint64_t)line,
+				      memory_order_relaxed);
+	return line;
+}
+
 /* One frame as two words, or 0 when it is not a frame to show. */
 static int one_frame(const struct gt_py_layout *l, uintptr_t fr, uint64_t *w)
 {
@@ -139,8 +181,7 @@ static int one_frame(const struct gt_py_layout *l, uintptr_t fr, uint64_t *w)
 	key[3] = (uint64_t)rd32(code + (uintptr_t)l->co_firstlineno);
 	if (!(names = gt_py_intern(key)))
 		return 0;
-	line = instr >= start ? gt_py.addr2line((void *)code, (int)(instr - start))
-			      : (int)key[3];
+	line = instr >= start ? line_of(key, instr - start) : (int)key[3];
 	w[0] = names;
 	w[1] = line > 0 ? (uint64_t)line : 0;
 	return 1;

@@ -207,6 +207,10 @@ int gt_unwind_signal(uint64_t *pcs, int max, uint64_t pc, uint64_t fp)
 		return 0;
 	if (max > SIGNAL_MAX)
 		max = SIGNAL_MAX;
+	if (max == 1) {                     /* the interrupted instruction alone */
+		pcs[0] = pc;
+		return 1;
+	}
 	if (chosen == GT_UNWIND_FP) {
 		if (stack_hi > 1)           /* known: not looked up in a handler */
 			n = fp_walk_from((uintptr_t)fp, raw, max - 1);
