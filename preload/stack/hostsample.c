@@ -192,8 +192,10 @@ static void note_on(void)
 {
 	char note[256];
 	int n = snprintf(note, sizeof(note), "host sampler: %u Hz of each thread's "
-			 "%s time (SIGPROF), %d native frames; python frames: %s",
-			 hs.hz, hs.wall ? "wall" : "CPU", hs.native,
+			 "%s time (SIGPROF), %d native frame%s%s; python frames: %s",
+			 hs.hz, hs.wall ? "wall" : "CPU", hs.native, hs.native == 1 ? "" : "s",
+			 hs.native == (int)gt_setting(GT_S_HOST_NATIVE) ? "" :
+			 " (libgcc's unwinder is slow in a handler)",
 			 gt_pyframes_raw() ? "read directly" : gt_pyframes_api() ?
 			 "none (the C API is never called in a signal handler)" :
 			 "none");
@@ -220,6 +222,24 @@ static void note_end(int final)
 				(unsigned long long)none, (unsigned long long)cut));
 }
 
+/*
+ * The native frames a sample keeps: GPUTRACE_HOST_NATIVE, unless unset in
+ * a Python process whose frames are read directly while the unwinder is
+ * libgcc's: that one parses the objects' unwind tables at every frame (in
+ * PyTorch, 8 frames took 99 us a sample on an H200 host, against 29 us for
+ * the interrupted instruction alone: test/gpu/sampler_cost.sh), and the
+ * Python frames tell the stack; then the interrupted instruction alone.
+ */
+static int native_frames(void)
+{
+	int n = (int)gt_setting(GT_S_HOST_NATIVE);
+
+	if (n > 1 && !gt_setting_given(GT_S_HOST_NATIVE) &&
+	    gt_unwind_chosen() == GT_UNWIND_LIBGCC && gt_pyframes_raw())
+		return 1;
+	return n;
+}
+
 /* Samples off in this dump, and why (said on stderr too, but for 0 Hz). */
 static void note_off(const char *why, int loud)
 {
@@ -242,6 +262,7 @@ void gt_hostsample_start(void)
 		return;
 	}
 	gt_callsite_prepare();
+	hs.native = native_frames();
 	gt_writer_side_reserve(SIDE_ROOM);
 	if (hs.prof != 1) {
 		note_off(hs.prof ? "SIGPROF is GPUTRACE_GPU_SIGNAL" :

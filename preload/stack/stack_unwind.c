@@ -46,6 +46,11 @@ int gt_unwind_parse(const char *s)
 	return -1;
 }
 
+enum gt_unwinder gt_unwind_chosen(void)
+{
+	return chosen;
+}
+
 const char *gt_unwind_name(void)
 {
 	switch (chosen) {

@@ -34,6 +34,8 @@ int gt_unwind_parse(const char *s);
  */
 enum gt_unwinder gt_unwind_init(enum gt_unwinder want);
 
+/* The unwinder gt_unwind_init chose. */
+enum gt_unwinder gt_unwind_chosen(void);
 /* "libunwind", "libgcc (backtrace)" or "frame pointers". */
 const char *gt_unwind_name(void);
 

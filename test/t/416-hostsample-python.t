@@ -60,4 +60,23 @@ SKIP: {
 	     qr/w_hostcpu\.py$/, 'in the script\'s file');
 }
 
+# libgcc's unwinder parses unwind tables at every frame, slowly in a
+# handler: a Python program read directly keeps the interrupted
+# instruction alone, unless GPUTRACE_HOST_NATIVE asks for more
+SKIP: {
+	skip 'python frames are not read directly here', 2
+		unless ($note // '') =~ /python frames: read directly/;
+	for my $case ([undef, qr/ 1 native frame \(libgcc's unwinder is slow in a handler\)/],
+		      [8, qr/ 8 native frames;/]) {
+		my $g = GtRun::run([$python, $script, 100],
+				   env => { FAKE_CUDA_SYNC_NS => 1000, GPUTRACE_HOST_HZ => 100,
+					    GPUTRACE_UNWIND => 'libgcc',
+					    GPUTRACE_HOST_NATIVE => $case->[0] });
+		my $gd = $g->{dump} && GtRead::read_dump($g->{dump});
+		my ($n) = grep { /^host sampler: / } @{ $gd ? $gd->{notes} : [] };
+		like($n // '', $case->[1], 'libgcc, GPUTRACE_HOST_NATIVE ' .
+		     ($case->[0] // 'unset') . ': the note says the native frames kept');
+	}
+}
+
 done_testing();
