@@ -21,6 +21,8 @@
 
 #include "analyzer/model/model_internal.h"
 #include "analyzer/passes/callsite_internal.h"
+#include "analyzer/passes/framework.h"
+#include "analyzer/diagnosis/replay_fix.h"
 #include "analyzer/diagnosis/replay_internal.h"
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/util.h"
@@ -106,6 +108,10 @@ void replay_env(const struct model *m, const struct diagnosis *d,
 	e->other_share = f->other_share;
 	e->mem_headroom = f->self_mem ? (double)f->gpu_mem / (double)f->self_mem : 0;
 	e->small_batch = verdict_batch(d);
+	e->batched = m->framework && (m->framework->kind == FW_PYTORCH ||
+				      m->framework->kind == FW_JAX ||
+				      m->framework->kind == FW_TENSORFLOW);
+	rp_precision_shares(m, &e->prec);
 }
 
 static void top_fixes(struct rp_summary *s)
