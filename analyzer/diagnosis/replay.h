@@ -145,6 +145,7 @@ enum rp_fix {
 	FIX_WORKERS,            /* data loading spread over k workers */
 	FIX_BATCH,              /* batch x k, compared per sample */
 	FIX_ENV,                /* CUDA_LAUNCH_BLOCKING unset, GPU not shared */
+	FIX_PRECISION,          /* bf16 autocast and channels_last */
 	FIX_KINDS,
 };
 
@@ -168,6 +169,22 @@ enum rp_fix {
 				       workers have ready (the suite's
 				       loader-workers8 run) */
 #define RP_WIDE_BAND 0.20           /* a band wider than this says why */
+#define RP_LATENCY_FILL 0.10        /* a kernel whose grid asks for under
+				       this share of the GPU's thread slots:
+				       latency-bound, more samples nearly free */
+#define RP_LATENCY_SHARE 0.40       /* of the kernel time in such kernels:
+				       evidence of a small batch */
+
+/* The dump's kernel time by precision, shares of all kernels' GPU time
+ * (replay_precision.c). */
+struct rp_precision {
+	double conv32;              /* fp32/TF32 convolutions (cuDNN) */
+	double mm32;                /* fp32/TF32 GEMMs and convolutions */
+	double mm16;                /* bf16/fp16/fp8 GEMMs and convolutions */
+	double mem32;               /* fp32 memory-bound kernels (elementwise,
+				       norms, pooling), the optimizer's apart */
+	double layout;              /* layout conversions (NCHW <-> NHWC) */
+};
 
 /* What the fixes need to know beyond the graph. */
 struct rp_env {
@@ -186,6 +203,9 @@ struct rp_env {
 	double mem_headroom;        /* GPU memory / this process's, 0 unknown */
 	double small_batch;         /* the rules' evidence of a small batch,
 				       0..1 (verdict_batch) */
+	int batched;                /* a framework that trains or serves in
+				       batches (PyTorch, JAX, TensorFlow) */
+	struct rp_precision prec;
 };
 
 /* A fix's figures are for one of these: the best estimate, or one end
@@ -211,7 +231,7 @@ struct rp_fix_result {
 	int per_sample;             /* the batch changes: work in samples */
 	double accum;               /* micro-batches a step merged (gradient
 				       accumulation), 0 none */
-	char assume[320];           /* what the figure assumes ("" nothing) */
+	char assume[512];           /* what the figure assumes ("" nothing) */
 	char wide[240];             /* why the band is wider than
 				       RP_WIDE_BAND ("" it is not) */
 };

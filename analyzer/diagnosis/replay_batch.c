@@ -10,12 +10,12 @@
  * others go (their launches, their host time); the samples per step
  * stay, so the step time is the time per sample.
  *
- * Else, where the rules see a small batch (kernels filling few SMs, or
- * the optimizer's large share: verdict_batch), batch x k, compared per
- * sample.  What grows with the batch:
+ * Else, on the evidence of a small batch (below), batch x k, compared
+ * per sample.  What grows with the batch:
  *
  *   - each kernel takes max(1, k x fill) times as long (fill: the share
- *     of the GPU's thread slots its grid asks for), copies k times;
+ *     of the GPU's thread slots its grid asks for, at most 1), the band's
+ *     low end 1 + (k - 1) fill; copies k times;
  *   - the host's data work: the batch fetch in the main thread (its
  *     stretches flagged RPF_DATA) k times, the host staging of pageable
  *     copies k times, the DataLoader workers' batch k times as long to
@@ -24,7 +24,15 @@
  *
  * what does not: launches, Python dispatch, synchronization.  Without a
  * DataLoader seen the host's stretches outside CUDA may or may not be
- * data work: the point keeps them, the band's low end grows them.  k is
+ * data work: the point keeps them, the band's low end grows the data
+ * stretches and every stretch over RP_FEED_GAP_NS (pre- and
+ * post-processing; shorter ones between launches are dispatch).
+ *
+ * It applies where the rules see a small batch, or where a framework
+ * that batches (PyTorch, JAX, TensorFlow) spends RP_LATENCY_SHARE of its
+ * kernel time in kernels asking for under RP_LATENCY_FILL of the GPU's
+ * threads: latency-bound kernels a larger batch fills nearly for free
+ * (a CUDA program of its own has no batch the dump can name).  k is
  * the power of two with the shortest time per sample (the first within
  * 2% of it), at most RP_MAX_BATCH and what the GPU memory allows: the
  * process's most memory over the GPU's (all of it growing with the
@@ -216,10 +224,29 @@ static void drop_item(struct rp_graph *g, struct rp_item *it)
 	}
 }
 
-/* One op on a batch k times as large. */
-static void scale_op(struct rp_op *op, double k)
+/* How much longer a kernel whose grid asks for `fill` of the GPU's
+ * thread slots runs on k times the samples: the point max(1, k fill')
+ * (the free slots take the added samples first: latency-bound kernels
+ * stay as long), the low end 1 + (k - 1) fill' (each added sample costs
+ * its share of the GPU from the first); fill' = min(fill, 1): a kernel
+ * that fills the GPU grows as the batch. */
+double rp_kernel_growth(double fill, double k, enum rp_end end)
 {
-	double f = op->kind == RO_KERNEL && op->fill > 0 ? k * op->fill :
+	double f;
+
+	if (fill <= 0)
+		return k;
+	fill = fill < 1 ? fill : 1;
+	if (end == RP_LOW)
+		return 1 + (k - 1) * fill;
+	f = k * fill;
+	return f > 1 ? f : 1;
+}
+
+/* One op on a batch k times as large. */
+static void scale_op(struct rp_op *op, double k, enum rp_end end)
+{
+	double f = op->kind == RO_KERNEL ? rp_kernel_growth(op->fill, k, end) :
 		   op->kind == RO_SET ? 1 : k;
 
 	op->dur = sat_from_double((double)op->dur * (f > 1 ? f : 1));
@@ -232,7 +259,7 @@ static void scale_items(struct rp_graph *g, size_t a, size_t b, double r)
 		struct rp_item *it = &g->items[i];
 
 		if (it->op)
-			scale_op(&g->ops[it->op - 1], r);
+			scale_op(&g->ops[it->op - 1], r, RP_POINT);
 		if (it->flags & RPF_DATA)
 			it->own = sat_from_double((double)it->own * r);
 	}
@@ -279,7 +306,11 @@ static int merge_accumulation(struct edit *ed, size_t r)
 
 /* How the host's work grows, for one figure. */
 struct growth {
+	enum rp_end end;
 	int stretches;          /* the data stretches grow (no workers) */
+	int long_cpu;           /* ...and all long host stretches (the low
+				   end without workers: per-sample pre- and
+				   post-processing) */
 	double pace;            /* with workers: their interval now, ns */
 };
 
@@ -293,11 +324,13 @@ static void growth_of(const struct rp_graph *g, const struct rp_env *e,
 		sum += data[s];
 	free(data);
 	wait = g->measured ? (double)sum / (double)g->measured : 0;
+	gr->end = end;
 	gr->stretches = e->dataloader || end == RP_LOW;
+	gr->long_cpu = end == RP_LOW;
 	gr->pace = 0;
 	if (!e->nworkers)
 		return;
-	gr->stretches = 0;
+	gr->stretches = gr->long_cpu = 0;
 	gr->pace = wait >= DATA_BOUND || end == RP_LOW ?
 		   (double)fix_step_pace(g) :
 		   fix_worker_cpu(g, e, 0) / e->nworkers;
@@ -309,17 +342,58 @@ static void scale_batch(struct edit *ed, double k, const struct growth *gr)
 	struct rp_graph *g = fix_writable(ed);
 
 	for (size_t i = 0; i < g->nops; i++)
-		scale_op(&g->ops[i], k);
+		scale_op(&g->ops[i], k, gr->end);
 	for (size_t i = 0; i < g->nitems; i++) {
 		struct rp_item *it = &g->items[i];
 
 		if (((it->flags & RPF_DATA) && gr->stretches) ||
+		    (gr->long_cpu && it->kind == RK_CPU && it->own >= RP_FEED_GAP_NS) ||
 		    (it->kind == RK_COPY && (it->flags & RPF_PAGEABLE) &&
 		     it->wkind == RW_NONE))
 			it->own = sat_from_double((double)it->own * k);
 	}
 	if (gr->pace > 0)
 		fix_supply_items(ed, sat_from_double(k * gr->pace), RP_HANDOFF_NS);
+}
+
+/* Of the kernel time whose grids are known, the share in kernels asking
+ * for under RP_LATENCY_FILL of the GPU's thread slots; -1 none known. */
+double rp_latency_share(const struct rp_graph *g)
+{
+	double small = 0, known = 0;
+
+	for (size_t i = 0; i < g->nops; i++) {
+		const struct rp_op *op = &g->ops[i];
+
+		if (op->kind != RO_KERNEL || op->fill <= 0)
+			continue;
+		known += (double)op->dur;
+		small += op->fill < RP_LATENCY_FILL ? (double)op->dur : 0;
+	}
+	return known > 0 ? small / known : -1;
+}
+
+/* The kernels' time on k times the samples over now, for one figure. */
+static double gpu_growth(const struct rp_graph *g, double k, enum rp_end end)
+{
+	double now = 0, then = 0;
+
+	for (size_t i = 0; i < g->nops; i++)
+		if (g->ops[i].kind == RO_KERNEL) {
+			now += (double)g->ops[i].dur;
+			then += (double)g->ops[i].dur *
+				rp_kernel_growth(g->ops[i].fill, k, end);
+		}
+	return now > 0 ? then / now : 1;
+}
+
+/* Evidence of a small batch: the rules' (kernels filling few SMs, the
+ * optimizer's share), or, in a framework that batches, most kernel time
+ * in latency-bound kernels. */
+static int small_batch(const struct rp_graph *g, const struct rp_env *e)
+{
+	return e->small_batch >= RP_SMALL_BATCH ||
+	       (e->batched && rp_latency_share(g) >= RP_LATENCY_SHARE);
 }
 
 static double batch_cap(const struct rp_env *e)
@@ -351,8 +425,18 @@ static double best_factor(const struct rp_graph *g, const struct growth *gr,
 }
 
 static void say_growth(struct rp_fix_result *r, const struct rp_env *e,
-		       const struct growth *gr)
+		       const struct growth *gr, const struct rp_graph *g)
 {
+	double lat = rp_latency_share(g);
+
+	fix_assume(r, "batch x%.0f: kernel time %.1fx (low end %.1fx: a kernel "
+		   "grows once its grid fills the GPU, the low end from the "
+		   "first sample)%s", r->k,
+		   gpu_growth(g, r->k, RP_POINT), gpu_growth(g, r->k, RP_LOW),
+		   lat >= 0 ? "" : ", grids unknown: as the batch");
+	if (lat >= 0)
+		fix_assume(r, "%.0f%% of it in grids under %.0f%% of the GPU's "
+			   "threads", 100 * lat, 100 * RP_LATENCY_FILL);
 	if (gr->pace > 0)
 		fix_assume(r, "the DataLoader workers make a batch %.0fx as large "
 			   "%.0fx as slowly (now one every %.1f ms)", r->k, r->k,
@@ -362,9 +446,9 @@ static void say_growth(struct rp_fix_result *r, const struct rp_env *e,
 			   "long", r->k);
 	else
 		fix_assume(r, "the host's work outside CUDA stays (no DataLoader "
-			   "seen; the low end grows it with the batch)");
-	fix_assume(r, "launches, Python dispatch and waits stay; kernels grow "
-		   "with the batch once they fill the GPU, copies with it");
+			   "seen; the low end grows its stretches over %.0f us with "
+			   "the batch)", RP_FEED_GAP_NS / 1e3);
+	fix_assume(r, "launches, Python dispatch and waits stay; copies grow");
 	if (e->mem_headroom > 0)
 		fix_assume(r, "memory: this process used 1/%.0f of the GPU's at "
 			   "most", e->mem_headroom);
@@ -386,15 +470,15 @@ int fix_batch(struct edit *ed, const struct rp_env *e, enum rp_end end,
 				   accum, accum);
 		return merge_accumulation(ed, accum);
 	}
-	if (e->small_batch < RP_SMALL_BATCH)
+	if (!small_batch(ed->g, e))
 		return 0;
 	growth_of(ed->g, e, end, &gr);
 	if (end == RP_POINT)
 		r->k = best_factor(ed->g, &gr, batch_cap(e));
 	if (r->k < 2)
 		return 0;
-	scale_batch(ed, r->k, &gr);
 	if (end == RP_POINT)
-		say_growth(r, e, &gr);
+		say_growth(r, e, &gr, ed->g);
+	scale_batch(ed, r->k, &gr);
 	return 1;
 }

@@ -25,6 +25,9 @@
  *             all of it); another process on the GPU gone: kernels at
  *             their uncontended durations (replay_shared.c), latencies
  *             capped at their median
+ *   precision bf16 autocast and channels_last: kernels as long as the
+ *             dump's split of their time by precision gives
+ *             (replay_precision.c)
  *
  * Each fix is replayed for its point and, where a quantity the dump does
  * not tell matters, for both ends of it: the band.
@@ -46,13 +49,13 @@
 
 static const char *const fix_names[FIX_KINDS] = {
 	"no_sync", "pinned_async", "cuda_graphs", "loader_workers",
-	"larger_batch", "environment",
+	"larger_batch", "environment", "mixed_precision",
 };
 
 static const char *const fix_texts[FIX_KINDS] = {
 	"no per-step syncs", "pinned memory, async copies",
 	"CUDA graphs", "more DataLoader workers", "a larger batch (per sample)",
-	"the environment fixed",
+	"the environment fixed", "bf16 autocast + channels_last",
 };
 
 const char *replay_fix_name(enum rp_fix fix)
@@ -383,6 +386,9 @@ static int apply(struct edit *ed, const struct rp_env *e, enum rp_end end,
 	case FIX_ENV:
 		r->cls = VC_ENV;
 		return fix_env(ed, e, end, r);
+	case FIX_PRECISION:
+		r->cls = VC_KERNEL;
+		return fix_precision(ed, e, end, r);
 	default:
 		return 0;
 	}
@@ -425,6 +431,8 @@ static const char *const unknowns[FIX_KINDS] = {
 		    "launch's usual cost and all it took less its kernel; "
 		    "kernels' time alone is estimated",
 	[FIX_WORKERS] = "how the workers' pace scales is not known",
+	[FIX_PRECISION] = "how near the tensor cores' peak the kernels run, and "
+			  "what autocast's casts add, are not known",
 };
 
 static void band(const struct rp_graph *g, const struct rp_env *e,

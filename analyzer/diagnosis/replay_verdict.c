@@ -21,6 +21,8 @@
 
 #include "analyzer/model/model_internal.h"
 #include "analyzer/passes/callsite_internal.h"
+#include "analyzer/passes/framework.h"
+#include "analyzer/diagnosis/replay_fix.h"
 #include "analyzer/diagnosis/replay_internal.h"
 #include "analyzer/lib/units.h"
 #include "analyzer/lib/util.h"
@@ -106,6 +108,10 @@ void replay_env(const struct model *m, const struct diagnosis *d,
 	e->other_share = f->other_share;
 	e->mem_headroom = f->self_mem ? (double)f->gpu_mem / (double)f->self_mem : 0;
 	e->small_batch = verdict_batch(d);
+	e->batched = m->framework && (m->framework->kind == FW_PYTORCH ||
+				      m->framework->kind == FW_JAX ||
+				      m->framework->kind == FW_TENSORFLOW);
+	rp_precision_shares(m, &e->prec);
 }
 
 static void top_fixes(struct rp_summary *s)
@@ -273,6 +279,23 @@ static char *currency_text(const struct rp_fix_result *r)
 			 r->wide[0] ? "; the band is wide: " : "", r->wide);
 }
 
+/* The class's change and first advice, where its best fix is one the
+ * rules' texts do not name: mixed precision. */
+static void precision_texts(struct verdict *v)
+{
+	snprintf(v->change, sizeof(v->change), "bf16 autocast and channels_last "
+		 "(mixed precision on the tensor cores)");
+	if (v->nadv == VERDICT_TEXTS)
+		free(v->advice[--v->nadv]);
+	memmove(&v->advice[1], &v->advice[0], v->nadv * sizeof(*v->advice));
+	v->nadv++;
+	v->advice[0] = xasprintf("run the step in bf16 mixed precision (PyTorch: "
+				 "torch.autocast(\"cuda\", dtype=torch.bfloat16)) on "
+				 "NHWC activations (PyTorch: the model and its input "
+				 ".to(memory_format=torch.channels_last)); check the "
+				 "loss curve against fp32's");
+}
+
 /* What the replay says, first among the evidence: the step before and
  * after (a larger batch in time per sample, what bounds it), then the
  * figure's currency and assumptions. */
@@ -302,6 +325,8 @@ static void replay_evidence(struct verdict *v, const struct rp_summary *s,
 		v->evidence[0] = xasprintf("replayed with %s: the step goes from %s "
 					   "to %s", replay_fix_text(r), a, b);
 	v->evidence[1] = currency_text(r);
+	if (r->fix == FIX_PRECISION)
+		precision_texts(v);
 }
 
 int verdict_by_replay(const struct diagnosis *d)

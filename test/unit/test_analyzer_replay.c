@@ -396,9 +396,12 @@ static void test_fix_accumulation(void **state)
  * launch of 400 whose kernel (100, a quarter of the GPU) runs meanwhile:
  * 1400.  With a DataLoader the fetch grows with the batch: per sample
  * 1000 + 400 / k until the kernel outlasts the launch (k > 16), then
- * 1025: k = 16, -27%.  Without one the host's work stays: k = 256 (the
- * kernel of 6400 after 1000), 7400 / 256 per sample, -98%; the band's
- * low end grows it: 1025 per sample, and the band says why it is wide. */
+ * 1025: k = 16, -27%; the band's low end grows the kernel from the first
+ * sample: 100 (1 + 15 / 4) = 475 after 16000, 16475 / 16 per sample.
+ * Without one the host's work stays: k = 256 (the kernel of 6400 after
+ * 1000), 7400 / 256 per sample, -98%; the band's low end grows it and the
+ * kernel (100 (1 + 255 / 4) = 6475): 262475 / 256 per sample, and the
+ * band says why it is wide. */
 static void test_fix_batch_host(void **state)
 {
 	struct fixture f;
@@ -415,12 +418,13 @@ static void test_fix_batch_host(void **state)
 	replay_fix(&f.g, &e, FIX_BATCH, base, &r, NULL, NULL);
 	assert_float_equal(r.k, 16, 0);
 	assert_float_equal(r.gain, 1 - 1025.0 / 1400, 1e-9);
-	assert_true(r.gain_hi - r.gain_lo < 1e-9);
+	assert_float_equal(r.gain_lo, 1 - 16475.0 / 16 / 1400, 1e-9);
+	assert_float_equal(r.gain_hi, r.gain, 1e-9);
 	e.dataloader = 0;
 	replay_fix(&f.g, &e, FIX_BATCH, base, &r, NULL, NULL);
 	assert_float_equal(r.k, 256, 0);
 	assert_float_equal(r.gain, 1 - 7400.0 / 256 / 1400, 1e-9);
-	assert_float_equal(r.gain_lo, 1 - 1025.0 / 1400, 1e-9);
+	assert_float_equal(r.gain_lo, 1 - 262475.0 / 256 / 1400, 1e-9);
 	assert_true(r.wide[0] != 0);
 }
 
