@@ -150,7 +150,8 @@ static void bound_at(struct period_det *p, size_t i)
  * back from the newest while each comes half a period or more before the
  * next: before the loop began, the anchor's calls may come closer
  * together (a model's weights uploaded one after the other, where each
- * step's first call is its input's upload), and they are no steps.
+ * step's first call is its input's upload), and they are no steps; nor
+ * is the last of them when more than two periods of calls follow it.
  */
 static void mark_steps(struct period_det *p, size_t from, size_t len,
 		       uint64_t first, uint64_t h)
@@ -162,6 +163,8 @@ static void mark_steps(struct period_det *p, size_t from, size_t len,
 			at[n++] = i;
 	for (keep = n; keep > 1 && 2 * (at[keep - 1] - at[keep - 2]) >= p->period; keep--)
 		;
+	if (keep > 1 && keep < n && at[keep] - at[keep - 1] > 2 * (size_t)p->period)
+		keep++;         /* the last of those, more setup after it */
 	for (size_t j = n ? keep - 1 : 0; j < n; j++)
 		bound_at(p, at[j]);
 	free(at);

@@ -135,20 +135,24 @@ static void test_optimizer_every_step(void **state)
 
 /*
  * A loop whose steps begin with an upload (token 1) after a setup that
- * made 300 uploads, two calls apart: those are no steps.
+ * made 300 uploads, two calls apart, then `more` other calls: those are
+ * no steps.
  */
-static void test_anchor_before_loop(void **state)
+static void uploads_then_loop(int more)
 {
 	struct diagnosis *d = new_diag();
 	struct step_stats s = { 0 };
 	uint64_t t = MS;
 
-	(void)state;
 	for (int i = 0; i < 300; i++) {
 		t += 5000;
 		steps_period_token(d, 7, 1, 0, t);
 		t += 5000;
 		steps_period_token(d, 7, 500 + (uint32_t)i % 3, 0, t);
+	}
+	for (int i = 0; i < more; i++) {
+		t += 5000;
+		steps_period_token(d, 7, 2000 + (uint32_t)i, 0, t);
 	}
 	t += 300 * MS;
 	for (int i = 0; i < 100; i++)
@@ -160,6 +164,13 @@ static void test_anchor_before_loop(void **state)
 		assert_int_equal(s.t[i + 1] - s.t[i], 100000 + 39 * 10000);
 	steps_release(&s);
 	free_diag(d);
+}
+
+static void test_anchor_before_loop(void **state)
+{
+	(void)state;
+	uploads_then_loop(0);
+	uploads_then_loop(200);         /* more setup after the uploads */
 }
 
 /*
