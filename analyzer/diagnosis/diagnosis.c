@@ -23,6 +23,7 @@ struct diagnosis *diagnosis_of(struct model *m)
 		hmap_init(&d->sync_sites);
 		hmap_init(&d->kinds);
 		hmap_init(&d->shape_info);
+		hmap_init(&d->opt_fns);
 		hmap_init(&d->cont_shapes);
 		for (int l = 0; l < GL_KINDS; l++)
 			d->gpu_budget[l] = DIAG_MAX_GPU_SPANS;
@@ -157,6 +158,9 @@ static NOINLINE void add_other(struct model *m, struct diagnosis *d,
 	case DUMP_STEPS:
 		steps_library_chunk(d, rec);
 		break;
+	case DUMP_FUNCTION:
+		steps_function(d, r, &rec->function);
+		break;
 	case DUMP_SHAPE:
 		idle_gpu_shape(d, &rec->shape);
 		break;
@@ -266,6 +270,7 @@ void diagnosis_release(struct model *m)
 	hmap_release_values(&d->sync_sites, NULL);
 	hmap_release(&d->kinds);
 	hmap_release(&d->shape_info);
+	hmap_release(&d->opt_fns);
 	contention_release(d);
 	free(d->spans);
 	free(d->segs);

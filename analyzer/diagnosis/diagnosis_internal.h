@@ -241,6 +241,12 @@ struct period_det {
 	uint32_t kept, kept_sub;        /* the whole ring's period and sub period */
 	uint32_t kept_tp;               /* ... found with this tp */
 	uint64_t kept_seen;             /* ... at this call */
+	const struct hmap *opt;         /* the optimizer's kernels' tokens
+					   (steps_optimizer.c) */
+	uint64_t opt_scanned;           /* calls looked at for them */
+	uint64_t opt_last;              /* the last one's call, + 1 (0: none) */
+	uint64_t *opt_t;                /* each optimizer step's first call */
+	size_t nopt, capopt;
 };
 
 /* The library's steps (GT_CHUNK_STEPS) by the GPU calls each holds. */
@@ -460,6 +466,7 @@ struct diagnosis {
 	struct period_det det[PERIOD_THREADS];
 	size_t ndet;
 	struct period_det *last_det;    /* the last one asked for, or NULL */
+	struct hmap opt_fns;            /* tokens of the optimizer's kernels */
 	struct step_stats steps;
 	struct lib_steps lib;           /* the library's, to compare */
 
@@ -621,7 +628,8 @@ void idle_finish(struct model *m, struct diagnosis *d);
 /* steps_nvtx.c, steps_period.c, steps.c */
 void steps_nvtx_event(struct diagnosis *d, const struct dump_reader *r,
 		      const struct dump_event *ev);
-int steps_nvtx_pick(struct diagnosis *d, struct step_stats *s);
+/* The steps of NVTX ranges; pattern: the launch pattern's steps, 0 none. */
+int steps_nvtx_pick(struct diagnosis *d, struct step_stats *s, uint64_t pattern);
 void steps_nvtx_release(struct diagnosis *d);
 struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid);
 void steps_period_more(struct period_det *p, uint32_t tok);
@@ -673,6 +681,13 @@ static inline void steps_period_token(struct diagnosis *d, uint32_t tid,
 	steps_period_add(p, tok, ah, t);
 }
 int steps_period_pick(struct diagnosis *d, struct step_stats *s);
+/* steps_optimizer.c: a function's record (is it the optimizer's?); the
+ * optimizer steps among p's calls since last asked; the steps s made
+ * optimizer steps where one comes every k >= 2 of them (k, else 1). */
+void steps_function(struct diagnosis *d, const struct dump_reader *r,
+		    const struct gt_function *f);
+void steps_optimizer_scan(struct period_det *p);
+size_t steps_optimizer_merge(const struct diagnosis *d, struct step_stats *s);
 uint32_t steps_library_period(const struct diagnosis *d);
 void steps_period_release(struct diagnosis *d);
 /* Smallest period of the longest periodic suffix seen 3 times or more of

@@ -225,9 +225,15 @@ static void compare_library(struct model *m, const struct diagnosis *d)
 
 void steps_finish(struct model *m, struct diagnosis *d)
 {
-	struct step_stats *s = &d->steps;
+	struct step_stats *s = &d->steps, pattern = { 0 };
+	int have = steps_period_pick(d, &pattern);
 
-	if (!marker_pick(m, s) && !steps_nvtx_pick(d, s) && !steps_period_pick(d, s))
+	if (marker_pick(m, s) ||
+	    steps_nvtx_pick(d, s, have && pattern.nt > 1 ? pattern.nt - 1 : 0))
+		steps_release(&pattern);
+	else if (have)
+		*s = pattern;
+	else
 		return;
 	if (s->nt < 3) {                /* fewer than two steps: no statistics */
 		steps_release(s);

@@ -145,6 +145,32 @@ static void bound_at(struct period_det *p, size_t i)
 }
 
 /*
+ * The anchor's occurrences at chronological positions from..len (the
+ * oldest kept is call `first`) after the last step of a pattern before,
+ * back from the newest while each comes half a period or more before the
+ * next: before the loop began, the anchor's calls may come closer
+ * together (a model's weights uploaded one after the other, where each
+ * step's first call is its input's upload), and they are no steps; nor
+ * is the last of them when more than two periods of calls follow it.
+ */
+static void mark_steps(struct period_det *p, size_t from, size_t len,
+		       uint64_t first, uint64_t h)
+{
+	size_t *at = xmalloc((len - from + 1) * sizeof(*at)), n = 0, keep;
+
+	for (size_t i = from; i < len; i++)
+		if (first + i + 1 > p->last_at && gram(p, i, p->anchor_w) == h)
+			at[n++] = i;
+	for (keep = n; keep > 1 && 2 * (at[keep - 1] - at[keep - 2]) >= p->period; keep--)
+		;
+	if (keep > 1 && keep < n && at[keep] - at[keep - 1] > 2 * (size_t)p->period)
+		keep++;         /* the last of those, more setup after it */
+	for (size_t j = n ? keep - 1 : 0; j < n; j++)
+		bound_at(p, at[j]);
+	free(at);
+}
+
+/*
  * The steps, once a period is found: a step of sub calls when the period
  * is made of such steps (gt_sub_period) that take alike times, else the
  * whole period.  The anchor's occurrences in the ring after the last
@@ -167,9 +193,7 @@ static void establish(struct period_det *p, uint32_t period, uint32_t sub,
 	p->anchor_w = w;
 	p->anchor_tok = p->tok[ring_pos(p, (size_t)c)];
 	p->pattern_nb = p->nb;
-	for (size_t i = w - 1; i < len; i++)
-		if (first + i + 1 > p->last_at && gram(p, i, w) == h)
-			bound_at(p, i);
+	mark_steps(p, w - 1, len, first, h);
 }
 
 /*
@@ -325,6 +349,7 @@ static void check(struct period_det *p, int last)
 	size_t skip = 0, n = 0;
 	uint32_t sub, period = newest_of(p, last, &skip, &n, &sub);
 
+	steps_optimizer_scan(p);
 	p->checks++;
 	if (period && (period == p->cand || last) && takes(p, period, sub, skip + n / 2))
 		establish(p, period, sub, skip);
@@ -343,7 +368,8 @@ struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid)
 	if (d->ndet == PERIOD_THREADS)
 		return NULL;
 	d->det[d->ndet] = (struct period_det){ .tid = tid,
-					       .anchor_tok = UINT32_MAX };
+					       .anchor_tok = UINT32_MAX,
+					       .opt = &d->opt_fns };
 	d->det[d->ndet].tok = xmalloc(PERIOD_WINDOW * sizeof(uint32_t));
 	d->det[d->ndet].ah = xmalloc(PERIOD_WINDOW);
 	d->det[d->ndet].t = xmalloc(PERIOD_WINDOW * sizeof(uint64_t));
@@ -351,10 +377,12 @@ struct period_det *steps_period_det(struct diagnosis *d, uint32_t tid)
 }
 
 /* After the token tok: a step starts at it when it ends the anchor's
- * gram; every PERIOD_CHECK_EVERY tokens, the period is checked. */
+ * gram half a period or more after the last step began (mark_steps);
+ * every PERIOD_CHECK_EVERY tokens, the period is checked. */
 void steps_period_more(struct period_det *p, uint32_t tok)
 {
 	if (p->period && tok == p->anchor_tok && ring_len(p) >= p->anchor_w &&
+	    2 * (p->seen - p->last_at) >= p->period &&
 	    gram(p, ring_len(p) - 1, p->anchor_w) == p->anchor)
 		bound_at(p, ring_len(p) - 1);
 	if (p->seen % PERIOD_CHECK_EVERY == 0)
@@ -418,60 +446,93 @@ static uint64_t median_step(const struct period_det *p, uint32_t lib_period,
 	return med;
 }
 
-static uint64_t span_of(const struct period_det *p)
+/* A thread's steps (median_step): boundaries, count, median. */
+struct thread_steps {
+	uint64_t *b, med, loop;
+	size_t n;
+	uint32_t q;
+	int lib;
+};
+
+#define LOOP_SPREAD 4           /* steps this many medians long: a loop's */
+#define LOOP_MAX_NS (UINT64_MAX / 4)    /* steps spanning longer (146 years),
+					   or ending before they begin: a
+					   broken clock's, no loop */
+
+/*
+ * The time p's steps looped: their span, at most LOOP_SPREAD medians a
+ * step.  Where the steps came in bursts far apart (a compiler's threads
+ * autotuning one kernel after another), their span says nothing of a
+ * loop.  0: no loop.
+ */
+static uint64_t loop_time(const struct thread_steps *ts)
 {
-	return p->nb ? p->bounds[p->nb - 1] - p->bounds[0] : 0;
+	uint64_t span = ts->n ? ts->b[ts->n - 1] - ts->b[0] : 0;
+	double most = (double)LOOP_SPREAD * (double)ts->med * (double)(ts->n - 1);
+
+	if (span > LOOP_MAX_NS)
+		return 0;
+	return (double)span > most ? (uint64_t)most : span;
 }
 
 /*
  * The thread whose steps are the outer loop: among those that made a
- * tenth of the calls or more, and whose steps span half the time of the
- * longest-lasting steps or more (not a pattern that stopped: autograd's
- * thread once the step is a CUDA graph), the one with the longest median
- * step (the autograd thread repeats every backward pass, the main thread
- * every batch).
+ * tenth of the calls or more, and whose steps looped half the time of
+ * the longest-looping steps or more (loop_time; not a pattern that
+ * stopped: autograd's thread once the step is a CUDA graph), the one with
+ * the longest median step (the autograd thread repeats every backward
+ * pass, the main thread every batch).
  */
 int steps_period_pick(struct diagnosis *d, struct step_stats *s)
 {
+	struct thread_steps ts[PERIOD_THREADS] = { { 0 } };
 	struct period_det *best = NULL;
-	uint64_t most = 0, best_med = 0, longest = 0;
+	uint64_t most = 0, longest = 0;
 	uint32_t q = 1, lib_period = steps_library_period(d);
+	size_t k, at = 0;
 	int lib = 0;
 
 	for (size_t i = 0; i < d->ndet; i++) {
 		check(&d->det[i], 1);       /* the last check */
 		if (d->det[i].seen > most)
 			most = d->det[i].seen;
-		if (span_of(&d->det[i]) > longest)
-			longest = span_of(&d->det[i]);
 	}
 	for (size_t i = 0; i < d->ndet; i++) {
 		struct period_det *p = &d->det[i];
-		uint64_t *b, med;
-		size_t n;
-		uint32_t pq;
-		int plib = 0;
 
-		if (p->nb < 3 || 10 * p->seen < most || 2 * span_of(p) < longest)
+		if (p->nb < 3 || 10 * p->seen < most)
 			continue;
-		b = xmalloc(p->nb * sizeof(*b));
-		med = median_step(p, lib_period, b, &n, &pq, &plib);
-		if (med > best_med) {
-			free(s->t);
-			s->t = b;
-			s->nt = n;
-			best = p, best_med = med, q = pq, lib = plib;
-		} else {
-			free(b);
-		}
+		ts[i].b = xmalloc(p->nb * sizeof(*ts[i].b));
+		ts[i].med = median_step(p, lib_period, ts[i].b, &ts[i].n, &ts[i].q, &ts[i].lib);
+		ts[i].loop = ts[i].med ? loop_time(&ts[i]) : 0;
+		if (ts[i].loop > longest)
+			longest = ts[i].loop;
 	}
+	for (size_t i = 0; i < d->ndet; i++)
+		if (ts[i].med && ts[i].loop && 2 * ts[i].loop >= longest &&
+		    (!best || ts[i].med > ts[at].med))
+			best = &d->det[i], at = i;
+	for (size_t i = 0; i < d->ndet; i++)
+		if (!best || i != at)
+			free(ts[i].b);
 	if (!best)
 		return 0;
-	s->period = best->period * q;
+	s->t = ts[at].b;
+	s->nt = ts[at].n;
+	q = ts[at].q;
+	lib = ts[at].lib;
+	k = steps_optimizer_merge(d, s);
+	s->period = best->period * q * (uint32_t)k;
 	s->capped = best->capped;
 	s->source = STEPS_PATTERN;
 	s->alike = s->period == 1;
-	if (s->alike)
+	if (k > 1)
+		s->name = xasprintf("optimizer steps: the optimizer's kernels once every "
+				    "%zu steps of the launch pattern (%u GPU calls each on "
+				    "thread %u), gradients accumulated over micro-batches: "
+				    "a step is an optimizer step", k, best->period * q,
+				    best->tid);
+	else if (s->alike)
 		s->name = xasprintf("launch pattern: one GPU call repeated on thread %u "
 				    "(no other call, no cycle in its arguments): the "
 				    "program's loop cannot be told from its calls, and a step "
@@ -499,6 +560,7 @@ void steps_period_release(struct diagnosis *d)
 		free(d->det[i].t);
 		free(d->det[i].bounds);
 		free(d->det[i].ends);
+		free(d->det[i].opt_t);
 	}
 	d->ndet = 0;
 	d->last_det = NULL;
