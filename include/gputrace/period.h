@@ -175,6 +175,39 @@ static inline long gt_anchor_pick_sub(const uint64_t *h, const uint64_t *gap,
 	return best;
 }
 
+/*
+ * The pauses before the calls of a period, for gt_anchor_pick_sub: the
+ * calls tok[first..first + period) (times t[]) are the newest period;
+ * gap[i] is the pause before call first + i summed over every period
+ * before it of the same calls (each capped: gt_pause_capped), not the
+ * newest period's alone.  A loop's turn may come once in several periods
+ * (a step of identical blocks), and the pauses of one period on a loaded
+ * machine are the scheduler's as much as the loop's.
+ */
+#define GT_PAUSE_CAP 50000000ull /* a pause counts at most this (50 ms): the
+				    scheduler stopping a busy machine's thread
+				    once in a while does not make a place's
+				    total or mean stand out */
+
+static inline uint64_t gt_pause_capped(uint64_t d)
+{
+	return d < GT_PAUSE_CAP ? d : GT_PAUSE_CAP;
+}
+
+static inline void gt_period_gaps(const uint32_t *tok, const uint64_t *t, size_t first,
+				  size_t period, uint64_t *gap)
+{
+	memset(gap, 0, period * sizeof(*gap));
+	for (size_t at = first;; at -= period) {
+		for (size_t i = 0; i < period; i++)
+			if (at + i)
+				gap[i] += gt_pause_capped(t[at + i] - t[at + i - 1]);
+		if (at < period || memcmp(tok + at - period, tok + first,
+					  period * sizeof(*tok)))
+			break;
+	}
+}
+
 /* The same when a step is the whole period. */
 static inline long gt_anchor_pick(const uint64_t *h, const uint64_t *gap,
 				  size_t period, uint64_t *sorted)
@@ -315,10 +348,6 @@ static inline enum gt_args_found gt_args_cycle(const uint32_t *sig, size_t from,
 }
 
 #define GT_PAUSE_OVER 2         /* a loop's turn: pauses this much longer */
-#define GT_PAUSE_CAP 50000000ull /* a pause counts at most this (50 ms): the
-				    scheduler stopping a busy machine's thread
-				    once in a while does not make a place's
-				    mean stand out */
 
 /*
  * The step within a cycle of the arguments: the outer loop's turn comes
@@ -344,8 +373,7 @@ static inline size_t gt_loop_turn(const uint64_t *bounds, const uint64_t *ends,
 		uint64_t sum = 0, cnt = 0;
 
 		for (size_t j = from + r; j < n; j += cycle, cnt++)
-			sum += bounds[j] - ends[j] < GT_PAUSE_CAP ? bounds[j] - ends[j]
-								  : GT_PAUSE_CAP;
+			sum += gt_pause_capped(bounds[j] - ends[j]);
 		g[r] = cnt ? sum / cnt : 0;
 	}
 	memcpy(v, g, cycle * sizeof(*g));

@@ -92,6 +92,9 @@ static struct {
 	uint64_t last_trigger;      /* when the trigger file was last looked for */
 	int trigger_stuck;          /* it is there, and could not be removed */
 	int range_done;
+	uint64_t range_end;         /* the range's window closes after this
+	                               step (GPUTRACE_GPU_STEPS, or as many
+	                               steps from a late start) */
 	uint64_t last_flush, last_clock;
 	int start_done;             /* the start window opened, or could not */
 	uint32_t seq;
@@ -647,7 +650,7 @@ static int window_done(uint64_t now)
 	if (gw.reason == GT_WINDOW_START)
 		return gt_cupti_calls_spent();
 	if (gw.reason == GT_WINDOW_RANGE)
-		return v->count >= gt_gpu_cfg.range_hi + 1 ||
+		return v->count >= gw.range_end + 1 ||
 		       (v->median_ns && now - gw.opened > (gt_gpu_cfg.range_hi -
 			gt_gpu_cfg.range_lo + 3) * STEP_CAP * v->median_ns + len);
 	if (!v->source || gw.reason == GT_WINDOW_CLOCK || !v->median_ns)
@@ -677,6 +680,26 @@ static void hand_over(void)
 		 "window's CUPTI stays on)\n", gw.seq);
 }
 
+/*
+ * The range's window opened at the step the writer thread saw last: on a
+ * loaded machine it may run late, and see the range's first step only
+ * when its last is past.  The window then covers as many steps from
+ * there, not none.
+ */
+static void range_opened(void)
+{
+	uint64_t at = gt_steps_view()->count + 1;
+	uint64_t lo = gt_gpu_cfg.range_lo, hi = gt_gpu_cfg.range_hi;
+
+	gw.range_done = 1;
+	gw.range_end = at > lo ? at + (hi - lo) : hi;
+	if (at > lo)
+		gt_debug("gputrace: the window of steps %llu-%llu opens at step %llu: "
+			 "it covers steps %llu-%llu\n", (unsigned long long)lo,
+			 (unsigned long long)hi, (unsigned long long)at,
+			 (unsigned long long)at, (unsigned long long)gw.range_end);
+}
+
 static void step(uint64_t now)
 {
 	uint32_t reason;
@@ -688,7 +711,7 @@ static void step(uint64_t now)
 		if ((reason = due_reason(now)))
 			open_window(now, reason);
 		if (reason == GT_WINDOW_RANGE)
-			gw.range_done = 1;
+			range_opened();
 		break;
 	case P_OPEN:
 		atomic_store(&requested, 0);    /* asked for: this one is it */

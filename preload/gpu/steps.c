@@ -6,10 +6,13 @@
  * last ST_RING calls (tokens: launch shapes, copies, memsets, graphs),
  * their times and their arguments' hashes.  Every ST_CHECK calls the
  * period of the newest calls is computed (gputrace/period.h, O(ST_RING));
- * when two checks in a row agree, the anchor is chosen as the analyzer
- * does: a call that, with the few calls before it, comes once per period,
- * the one after the longest pause (once per step, when the period is made
- * of near copies of a step that take alike times: gt_sub_period).  From
+ * when two checks in a row agree, the anchor is chosen: a call that,
+ * with the few calls before it, comes once per period (once per step,
+ * when the period is made of near copies of a step that take alike
+ * times: gt_sub_period), the one after the longest pauses summed over
+ * the periods the ring holds (the loop's pause may come once in several
+ * periods, and one period's pauses on a loaded machine are the
+ * scheduler's as much as the loop's).  From
  * then on each call equal to the anchor's last token is checked against
  * it and, when it matches, starts a block.  A step is one block or
  * several, as the analyzer makes them (period.h): a model of identical
@@ -55,6 +58,8 @@ _Static_assert(ST_BLOCKS >= 3 * GT_ARGS_MAX_COPIES, "a cycle of the arguments "
 #define ST_ARGS_DECIDE 8            /* blocks between tries to decide */
 #define ST_ARGS_UNKNOWN 32          /* blocks with few arguments known: one a step */
 #define ST_ARGS_WAIT_NS 10000000000ull /* blocks kept this long: decided */
+#define ST_TURN_CYCLES 16           /* cycles of the arguments whose pauses
+                                       tell where the loop turns */
 
 struct st_thread {
 	uint32_t tid;
@@ -181,6 +186,20 @@ struct st_anchor {
 	uint32_t w, tok;
 };
 
+/* The pauses before the period calls from chronological position first,
+ * summed over the ring's periods (gt_period_gaps), in st.gap; st.rev and
+ * st.h are its scratch. */
+static void place_gaps(const struct st_thread *p, size_t first, uint32_t period)
+{
+	size_t len = first + period;
+
+	for (size_t i = 0; i < len; i++) {
+		st.rev[i] = p->tok[ring_pos(p, i)];
+		st.h[i] = p->t[ring_pos(p, i)];
+	}
+	gt_period_gaps(st.rev, st.h, first, period, st.gap);
+}
+
 /*
  * The anchor among the last period calls before skip ones, once per step
  * of sub calls (see the top), in *a; its position in the ring, or -1.
@@ -191,13 +210,10 @@ static long choose_anchor(const struct st_thread *p, uint32_t period, uint32_t s
 	size_t first = ring_len(p) - skip - period;
 	long at = -1;
 
+	place_gaps(p, first, period);
 	for (uint32_t w = 1; w <= ST_GRAM && w <= first + 1 && at < 0; w++) {
-		for (size_t i = 0; i < period; i++) {
-			size_t c = first + i;
-
-			st.h[i] = gram(p, c, w);
-			st.gap[i] = p->t[ring_pos(p, c)] - p->t[ring_pos(p, c - 1)];
-		}
+		for (size_t i = 0; i < period; i++)
+			st.h[i] = gram(p, first + i, w);
 		at = gt_anchor_pick_sub(st.h, st.gap, period, sub, st.v);
 		if (at >= 0)
 			*a = (struct st_anchor){ st.h[at], w,
@@ -319,8 +335,10 @@ static int any_args(size_t n)
 /*
  * The blocks a step holds by their arguments (gt_args_cycle, then
  * gt_loop_turn) over the n copied, or 0 while they cannot tell yet: more
- * blocks may show a cycle, or too few arguments are known.  Once every block the ring holds, or
- * ST_ARGS_WAIT_NS of them, or the run's end (final), they must.
+ * blocks may show a cycle, or too few arguments are known, or the pauses
+ * of fewer than ST_TURN_CYCLES cycles are known.  Once every block the
+ * ring holds, or ST_ARGS_WAIT_NS of them, or the run's end (final), they
+ * must.
  */
 static uint32_t copies_of(const struct st_thread *p, size_t n, int final)
 {
@@ -329,7 +347,9 @@ static uint32_t copies_of(const struct st_thread *p, size_t n, int final)
 	size_t k = 1;
 
 	switch (gt_args_cycle(st.ds, 0, n, &k)) {
-	case GT_ARGS_CYCLE:
+	case GT_ARGS_CYCLE:         /* the pauses of a few cycles: the scheduler's */
+		if (!must && n < ST_TURN_CYCLES * k)
+			return 0;
 		return (uint32_t)gt_loop_turn(st.db, st.de, 0, n, k, st.dv);
 	case GT_ARGS_UNKNOWN:       /* none known after a few: none will be */
 		return must || n >= ST_ARGS_UNKNOWN || (n >= 4 && !any_args(n));

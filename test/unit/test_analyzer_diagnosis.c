@@ -260,6 +260,47 @@ static void test_args_cycle(void **state)
 	assert_int_equal(gt_args_copies(sig, b, e, 10, 64, scratch), 4);
 }
 
+/* Calls A B repeated (a block of two launches), 4 blocks a step: a
+ * pause of 2 ms before each step's first A, 1 us before the others. */
+static void ab_blocks(uint32_t *tok, uint64_t *t, size_t n)
+{
+	uint64_t now = 1000000;
+
+	for (size_t i = 0; i < n; i++) {
+		now += i % 8 ? 1000 : 2000000;
+		tok[i] = i % 2 ? 0xb : 0xa;
+		t[i] = now;
+	}
+}
+
+/* The anchor of a period of two calls (A B) whose step is 4 periods: the
+ * pauses summed over the periods, not the newest one's alone, on a
+ * machine that stopped the thread for 5 ms before the newest B. */
+static void test_period_gaps(void **state)
+{
+	static uint32_t tok[128];
+	static uint64_t t[128], h[2], gap[2], one[2], sorted[2];
+
+	(void)state;
+	ab_blocks(tok, t, 128);
+	t[127] += 5000000;                      /* the newest B */
+	h[0] = 0xa, h[1] = 0xb;
+	one[0] = t[126] - t[125], one[1] = t[127] - t[126];
+	assert_int_equal(gt_anchor_pick(h, one, 2, sorted), 1);        /* B */
+	gt_period_gaps(tok, t, 126, 2, gap);
+	/* 63 As after a call (15 of them a step's first), 64 Bs */
+	assert_int_equal(gap[0], 15 * 2000000 + 48 * 1000);
+	assert_int_equal(gap[1], 5000000 + 64 * 1000);
+	assert_int_equal(gt_anchor_pick(h, gap, 2, sorted), 0);        /* A */
+	/* the periods of other calls before do not count; a pause is capped */
+	tok[99] = 0xc;
+	for (size_t i = 100; i < 128; i++)
+		t[i] += 2 * GT_PAUSE_CAP;
+	gt_period_gaps(tok, t, 126, 2, gap);     /* the periods from call 100 */
+	assert_int_equal(gap[0], 3 * 2000000 + 10 * 1000 + GT_PAUSE_CAP);
+	assert_int_equal(gap[1], 5000000 + 14 * 1000);
+}
+
 static void test_every_kth(void **state)
 {
 	static uint64_t b[64], e[64];
@@ -321,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_arg_sig),
 		cmocka_unit_test(test_args_cycle),
+		cmocka_unit_test(test_period_gaps),
 		cmocka_unit_test(test_every_kth),
 		cmocka_unit_test(test_pauses),
 	};
