@@ -126,15 +126,20 @@ struct rp_steps {
 	const uint64_t *bounds;
 };
 
+/* Whether the replay takes the host's times from the paired steps
+ * outside the windows (1), or only reports them (0): off, see
+ * replay_host.c for why. */
+#define RP_HOST_LEND 0
+
 /* The pairing and substitution itself: each step of w (its steps'
- * thread) takes the host times of the nearest like step of side[0..n)
- * (each used once while others are left), unless the paired steps took
- * no less time outside, or less than `least` each on average; returns
- * the steps paired, *host_ns the span's time on the host, the steps left
- * unpaired counted at their own. */
+ * thread) is paired with the nearest like step of side[0..n) (each used
+ * once while others are left), none where the paired steps took no less
+ * time outside; with `lend` it takes their host times; returns the steps
+ * paired, *host_ns the span's time on the host with the paired steps'
+ * times, the steps left unpaired counted at their own. */
 uint32_t replay_host_pair(struct rp_graph *w, const uint64_t *bounds,
-			  const struct rp_steps *side, size_t n,
-			  uint64_t least, uint64_t *host_ns);
+			  const struct rp_steps *side, size_t n, int lend,
+			  uint64_t *host_ns);
 
 /* replay_waits.c: the host's waits no call says it made (outside CUDA,
  * in a launch into a full queue), once the graph is timed. */
