@@ -160,7 +160,7 @@ static int choose_span(const struct diagnosis *d, struct rp_collect *c)
 		c->gpu_window = 1;
 		wa = a;
 		wb = b;
-		if (b - a >= 4) {
+		if (d->windows.n && b - a >= 4) {   /* a window's edges */
 			a++;
 			b--;
 		}

@@ -272,9 +272,9 @@ static void host_basis(FILE *out, const struct diagnosis *d,
 	else if (g->host_paired)
 		report_line(out, "  host times: the GPU window's, where CUPTI slows the host's "
 			    "calls (%s on the host); %u like steps just outside the windows "
-			    "took %s: not lent to the replay (a fixed run's host differs from "
-			    "them by more than CUPTI's cost where DataLoader workers add "
-			    "threads to the process)", w,
+			    "took %s: not lent to the replay (how a fixed run's host differs "
+			    "from them is not measured: with DataLoader workers, by more than "
+			    "CUPTI's cost)", w,
 			    g->host_paired, o);
 	else if (g->window)
 		report_line(out, "  host times: from the GPU window's steps, no like step "
