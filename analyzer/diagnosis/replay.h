@@ -115,6 +115,15 @@ struct rp_graph {
 				   ended its steps and the GPU the work
 				   they queued, less the work queued before */
 	int gpu;                /* operations timed by GPU records */
+	int window;             /* the span lies in a GPU window: CUPTI
+				   slowed the host's calls in it */
+	uint32_t host_paired;   /* steps whose host times come from like
+				   steps outside the windows, 0 none */
+	uint64_t host_window;   /* ... the span's steps on the host as
+				   recorded in the window */
+	uint64_t host_outside;  /* ... and as the paired steps took (the
+				   span's, unless the GPU set its pace:
+				   then the window's stays) */
 };
 
 #define RP_STREAM_HOST (1ull << 63)

@@ -74,11 +74,59 @@ static int pick_window(const struct diagnosis *d, size_t *a, size_t *b)
 			*a = x;
 			*b = y;
 		}
-	if (best >= 4) {
-		(*a)++;
-		(*b)--;
-	}
 	return best > 0;
+}
+
+/* Whether step i overlaps a GPU window. */
+static int in_window(const struct diagnosis *d, size_t i)
+{
+	const struct step_stats *s = &d->steps;
+
+	for (size_t w = 0; w < d->windows.n; w++)
+		if (s->t[i] < d->windows.v[w].t1 && s->t[i + 1] > d->windows.v[w].t0)
+			return 1;
+	return 0;
+}
+
+/* A side of like steps outside the windows: up to n steady steps from
+ * step `from` on, going by `dir` (+1 after, -1 before), that overlap no
+ * window, at most SPAN_MAX_NS of them; NULL none. */
+static struct rp_collect *side_of(const struct diagnosis *d, long from,
+				  int dir, uint32_t n)
+{
+	const struct step_stats *s = &d->steps;
+	struct rp_collect *o;
+	long a = from, b = from;        /* steps [a, b) */
+
+	while (b - a < (long)n && (dir > 0 ? b + 1 < (long)s->nt :
+				    a - 1 >= (long)s->warmup)) {
+		long i = dir > 0 ? b : a - 1;
+
+		if (in_window(d, (size_t)i) || s->t[b] - s->t[a] >= SPAN_MAX_NS)
+			break;
+		dir > 0 ? b++ : a--;
+	}
+	if (b <= a)
+		return NULL;
+	o = xcalloc(1, sizeof(*o));
+	hmap_init(&o->opt_names);
+	o->nsteps = (uint32_t)(b - a);
+	o->bounds = xcalloc(o->nsteps + 1, sizeof(*o->bounds));
+	memcpy(o->bounds, &s->t[a], (o->nsteps + 1) * sizeof(*o->bounds));
+	o->lo = o->bounds[0];
+	o->hi = o->bounds[o->nsteps];
+	return o;
+}
+
+/* The like steps around the window's steps [a, b): one step left out at
+ * each edge (CUPTI may be switching in it), as many as the span has on
+ * each side. */
+static void sides(const struct diagnosis *d, struct rp_collect *c, size_t a,
+		  size_t b)
+{
+	if (a >= 2)
+		c->out[0] = side_of(d, (long)a - 1, -1, c->nsteps);
+	c->out[1] = side_of(d, (long)b + 1, 1, c->nsteps);
 }
 
 static void take_steps(struct rp_collect *c, const struct step_stats *s,
@@ -104,12 +152,18 @@ static void take_steps(struct rp_collect *c, const struct step_stats *s,
 static int choose_span(const struct diagnosis *d, struct rp_collect *c)
 {
 	const struct step_stats *s = &d->steps;
-	size_t a = 0, b = 0;
+	size_t a = 0, b = 0, wa = 0, wb = 0;
 
 	if (s->nt < 3 || s->nt - 1 - s->warmup < 2)
 		return -1;
 	if (d->have_gpu && pick_window(d, &a, &b)) {
 		c->gpu_window = 1;
+		wa = a;
+		wb = b;
+		if (d->windows.n && b - a >= 4) {   /* a window's edges */
+			a++;
+			b--;
+		}
 	} else {
 		a = s->warmup + (s->nt - 1 - s->warmup) / 4;
 		b = s->nt - 1;
@@ -117,17 +171,15 @@ static int choose_span(const struct diagnosis *d, struct rp_collect *c)
 	if (b <= a)
 		return -1;
 	take_steps(c, s, a, b);
+	if (c->gpu_window && d->windows.n)
+		sides(d, c, wa, wb);
 	return 0;
 }
 
-static void keep_event(struct rp_collect *c, const struct dump_event *ev)
+static void keep_in(struct rp_collect *c, const struct dump_event *ev)
 {
 	struct rp_ev *e;
 
-	if (ev->op->kind == GT_KIND_NVTX || ev->op->kind == GT_KIND_HOSTSAMPLE ||
-	    ev->t0 < c->lo || ev->t0 >= c->hi ||
-	    ev->result)
-		return;
 	if (c->nev == RP_MAX_EVENTS) {
 		if (!c->cut || ev->t0 < c->cut)
 			c->cut = ev->t0;
@@ -158,6 +210,32 @@ static void keep_event(struct rp_collect *c, const struct dump_event *ev)
 		e->flags |= RE_CTX;
 	if (ev->op->api_is & DUMP_API_EVENT)
 		e->flags |= RE_EVENT;
+}
+
+static int within(const struct rp_collect *c, uint64_t t)
+{
+	return c && t >= c->lo && t < c->hi;
+}
+
+/* A host call of the span, or of a side's steps. */
+static void keep_event(struct rp_collect *c, const struct dump_event *ev)
+{
+	if (ev->op->kind == GT_KIND_NVTX || ev->op->kind == GT_KIND_HOSTSAMPLE ||
+	    ev->result)
+		return;
+	if (within(c, ev->t0))
+		keep_in(c, ev);
+	else if (within(c->out[0], ev->t0))
+		keep_in(c->out[0], ev);
+	else if (within(c->out[1], ev->t0))
+		keep_in(c->out[1], ev);
+}
+
+/* What the read covers: the span and its sides. */
+static void read_range(const struct rp_collect *c, uint64_t *lo, uint64_t *hi)
+{
+	*lo = c->out[0] ? c->out[0]->lo : c->lo;
+	*hi = c->out[1] ? c->out[1]->hi : c->hi;
 }
 
 /* Of the threads the GPU's SMs can hold, the share a kernel's grid
@@ -300,9 +378,10 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	struct dump_reader *r;
 	struct dump_record rec;
 	uint64_t last = UINT64_MAX;
-	struct span_chunks sk = { .times = &d->chunk_times, .lo = c->lo, .hi = c->hi };
+	struct span_chunks sk = { .times = &d->chunk_times };
 	int rc;
 
+	read_range(c, &sk.lo, &sk.hi);
 	if (dump_open(&r, m->path) < 0) {
 		snprintf(why, whylen, "cannot read the dump again: %s", dump_error(r));
 		dump_close(r);
@@ -313,7 +392,7 @@ static int read_span(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	while ((rc = dump_next(r, &rec)) > 0) {
 		if (rec.offset != last)
 			progress_tick(last = rec.offset);
-		if (rec.type == DUMP_EVENT && rec.event.t0 > c->hi + READ_PAST_NS)
+		if (rec.type == DUMP_EVENT && rec.event.t0 > sk.hi + READ_PAST_NS)
 			break;          /* the span's GPU records came long before */
 		if (rec.type == DUMP_EVENT && outside(&sk, rec.offset))
 			dump_skip_events(r);    /* not passed over: cannot seek */
@@ -348,6 +427,19 @@ static void apply_cut(struct rp_collect *c)
 	c->nev = k;
 }
 
+/* A side too short to pair anything with is dropped. */
+static void side_cut(struct rp_collect **o)
+{
+	if (!*o)
+		return;
+	apply_cut(*o);
+	if (!(*o)->nsteps || !(*o)->nev) {
+		replay_collect_release(*o);
+		free(*o);
+		*o = NULL;
+	}
+}
+
 int replay_collect(struct model *m, struct diagnosis *d, struct rp_collect *c,
 		   char *why, size_t whylen)
 {
@@ -364,6 +456,8 @@ int replay_collect(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	if (read_span(m, d, c, why, whylen) < 0)
 		return -1;
 	apply_cut(c);
+	side_cut(&c->out[0]);
+	side_cut(&c->out[1]);
 	if (c->nsteps < 2 || !c->nev) {
 		snprintf(why, whylen, "too few steps in the span it could keep");
 		return -1;
@@ -373,6 +467,11 @@ int replay_collect(struct model *m, struct diagnosis *d, struct rp_collect *c,
 
 void replay_collect_release(struct rp_collect *c)
 {
+	for (int i = 0; i < 2; i++)
+		if (c->out[i]) {
+			replay_collect_release(c->out[i]);
+			free(c->out[i]);
+		}
 	free(c->bounds);
 	free(c->ev);
 	free(c->gr);

@@ -60,6 +60,10 @@ struct rp_collect {
 	struct hmap opt_names;          /* kernel name -> 1 an optimizer's,
 					   2 not */
 	int gpu_window;                 /* the span lies in a GPU window */
+	struct rp_collect *out[2];      /* like steps just before and after
+					   that window, outside every window:
+					   host calls only (replay_host.c),
+					   NULL none */
 };
 
 struct rp_summary {
@@ -112,6 +116,31 @@ struct rp_builder {
 void replay_build(const struct diagnosis *d, struct rp_collect *c,
 		  struct rp_graph *g);
 void replay_timing(struct rp_builder *b);
+/* replay_host.c: the host's times of the window's steps from like steps
+ * outside the GPU windows (b->c->out), once the graph is timed. */
+void replay_host_outside(struct rp_builder *b);
+
+/* A graph's steps, with their recorded boundaries (steps + 1 of them). */
+struct rp_steps {
+	const struct rp_graph *g;
+	const uint64_t *bounds;
+};
+
+/* Whether the replay takes the host's times from the paired steps
+ * outside the windows (1), or only reports them (0): off, see
+ * replay_host.c for why. */
+#define RP_HOST_LEND 0
+
+/* The pairing and substitution itself: each step of w (its steps'
+ * thread) is paired with the nearest like step of side[0..n) (each used
+ * once while others are left), none where the paired steps took no less
+ * time outside; with `lend` it takes their host times; returns the steps
+ * paired, *host_ns the span's time on the host with the paired steps'
+ * times, the steps left unpaired counted at their own. */
+uint32_t replay_host_pair(struct rp_graph *w, const uint64_t *bounds,
+			  const struct rp_steps *side, size_t n, int lend,
+			  uint64_t *host_ns);
+
 /* replay_waits.c: the host's waits no call says it made (outside CUDA,
  * in a launch into a full queue), once the graph is timed. */
 void replay_hidden_waits(struct rp_builder *b);

@@ -6,7 +6,9 @@
  * latencies()) and length, each wait's time from
  * what it waited for to its return, and the host-side estimate of
  * operations no GPU record times (an operation runs until a wait for it
- * returns).  The result replays to the recorded times.
+ * returns).  The result replays to the recorded times; where the span
+ * lies in a GPU window, the host's own times then come from like steps
+ * outside it (replay_host.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +325,7 @@ void replay_timing(struct rp_builder *b)
 			g->measured = b->me[o] - b->c->lo - backlog;
 	}
 	g->gpu = g->nops && joined >= 0.9 * (double)g->nops;
+	replay_host_outside(b);
 	free(tm.end);
 	free(tm.last);
 	free(tm.rl);

@@ -253,6 +253,39 @@ static void timelines(FILE *out, const struct rp_summary *s)
 	free(c.ns);
 }
 
+/* Where the host's times of the replayed steps come from. */
+static void host_basis(FILE *out, const struct diagnosis *d,
+		       const struct rp_summary *s)
+{
+	const struct rp_graph *g = &s->g;
+	char w[UNITS_BUF], o[UNITS_BUF];
+
+	fmt_ns(o, sizeof(o), g->host_outside / s->steps);
+	fmt_ns(w, sizeof(w), g->host_window / s->steps);
+	if (g->host_paired && RP_HOST_LEND)
+		report_line(out, "  host times: %u of the %u steps from like steps outside the "
+			    "GPU windows (%s on the host there, %s in the window, where CUPTI "
+			    "slows the host's calls); %s%s", g->host_paired, s->steps, o, w,
+			    s->gpu ? "the GPU's from the window" : "the GPU's estimated from "
+			    "the host's", g->host_span == g->host_window ? "; the GPU set "
+			    "the span's pace: its time as recorded" : "");
+	else if (g->host_paired)
+		report_line(out, "  host times: the GPU window's, where CUPTI slows the host's "
+			    "calls (%s on the host); %u like steps just outside the windows "
+			    "took %s: not lent to the replay (how a fixed run's host differs "
+			    "from them is not measured: with DataLoader workers, by more than "
+			    "CUPTI's cost)", w,
+			    g->host_paired, o);
+	else if (g->window)
+		report_line(out, "  host times: from the GPU window's steps, no like step "
+			    "outside the windows: CUPTI's cost on the host's calls (the "
+			    "tracing cost line) is in them, so fixes that overlap host work "
+			    "with the GPU may gain more than replayed");
+	else if (d->windows.n)
+		report_line(out, "  host times: as recorded; the span lies outside the GPU "
+			    "windows, CUPTI did not slow its calls");
+}
+
 void replay_report_text(FILE *out, const struct diagnosis *d)
 {
 	const struct rp_summary *s = d->replay;
@@ -273,6 +306,7 @@ void replay_report_text(FILE *out, const struct diagnosis *d)
 		    fmt_ns(m, sizeof(m), s->measured / s->steps),
 		    s->gpu ? "" : " (no GPU records: host-side estimates of the GPU "
 		    "work)", fmt_ns(b, sizeof(b), s->base / s->steps), 100 * s->error);
+	host_basis(out, d, s);
 	if (!s->used)
 		report_line(out, "  note: %s", s->why);
 	fix_table(out, s);
@@ -349,6 +383,15 @@ void replay_report_json(struct json *j, const struct diagnosis *d)
 		json_uint(j, s->base / s->steps);
 		json_key(j, "error");
 		json_double(j, s->error);
+		json_key(j, "host_times_from");
+		json_string(j, s->g.host_paired && RP_HOST_LEND ? "outside_windows" :
+			    s->g.window ? "window" : "no_window");
+		json_key(j, "host_paired_steps");
+		json_uint(j, s->g.host_paired);
+		if (s->g.host_paired) {
+			json_key(j, "host_outside_step_ns");
+			json_uint(j, s->g.host_outside / s->steps);
+		}
 		json_key(j, "fixes");
 		json_begin_array(j);
 		for (int f = 0; f < FIX_KINDS; f++)

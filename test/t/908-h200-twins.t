@@ -10,6 +10,11 @@
 # twins whose dumps are here: the fix they already have replays to no gain.
 # A case that must be let off is listed in %KNOWN_MISS with its measured
 # miss, and reported as a TODO (it still runs and prints).
+# Both sides are window-timed steps where the row's basis is "timed": the
+# replay keeps the GPU window's host times (replay_host.c, RP_HOST_LEND:
+# with the host times of like steps outside the windows, loader-workers0
+# replays to 0.63 against the twin's 0.48, whose main process pays for the
+# DataLoader's threads what its workers0 dump cannot show).
 use strict;
 use warnings;
 use FindBin;
