@@ -2,7 +2,8 @@
 /*
  * diagnosis_internal.h - what the diagnosis files share: the host spans
  * (idle_host.c), the GPU timeline per device (idle_gpu.c), span lists
- * (span.c), CPU samples (idle_outside.c), the attribution (idle.c),
+ * (span.c), CPU samples (idle_outside.c), the attribution (idle.c; host
+ * work behind a readback: idle_readback.c),
  * steps (steps*.c), the verdict (verdict*.c) and the gains (whatif.c).
  */
 #ifndef GPUTRACE_ANALYZER_DIAGNOSIS_INTERNAL_H

@@ -46,10 +46,11 @@ static const struct host_span *after_readback(const struct diagnosis *d,
 		return NULL;
 	for (int k = 0; k < RB_LOOK_BACK && i-- > 0; k++) {
 		const struct host_seg *p = &d->segs[i];
-		const struct host_span *sp = &d->spans[p->span];
+		const struct host_span *sp;
 
 		if (p->state == HC_OUTSIDE || p->state == HC_ALLOC)
 			continue;
+		sp = &d->spans[p->span];
 		if (p->state == HC_WAIT)
 			return sp->flags & HF_READBACK ? sp : NULL;
 		if (p->state != HC_FEED || (sp->flags & HF_LAUNCH))
