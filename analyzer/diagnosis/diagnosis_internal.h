@@ -2,7 +2,8 @@
 /*
  * diagnosis_internal.h - what the diagnosis files share: the host spans
  * (idle_host.c), the GPU timeline per device (idle_gpu.c), span lists
- * (span.c), CPU samples (idle_outside.c), the attribution (idle.c),
+ * (span.c), CPU samples (idle_outside.c), the attribution (idle.c; host
+ * work behind a readback: idle_readback.c),
  * steps (steps*.c), the verdict (verdict*.c) and the gains (whatif.c).
  */
 #ifndef GPUTRACE_ANALYZER_DIAGNOSIS_INTERNAL_H
@@ -48,6 +49,8 @@ enum host_cat {
 #define HF_DRAIN 4              /* wait: until the stream or context is
 				   done (not an event), so its queue is
 				   empty when it returns */
+#define HF_LAUNCH 8             /* a run of launches: a kernel or graph
+				   launch in it (else copies, sets, queries) */
 
 struct host_span {
 	uint64_t t0, t1;
@@ -188,6 +191,9 @@ struct breakdown {
 	uint64_t cause[IC_CAUSES];
 	uint64_t sync_kind[SK_KINDS];   /* IC_SYNC by what was waited for */
 	uint64_t intervals;     /* idle intervals */
+	uint64_t behind_readback;       /* of sync_kind[SK_READBACK]: host
+					   work right after a readback
+					   (idle_readback.c) */
 };
 
 /* Host-side time by state, for dumps without GPU records. */
@@ -200,6 +206,26 @@ struct host_breakdown {
 					   (one stream assumed); not in
 					   outside[] */
 	uint64_t wait_upload;           /* of state[HC_WAIT]: for an upload */
+	uint64_t behind_readback;       /* of drained: host work right after
+					   a readback (idle_readback.c) */
+};
+
+/*
+ * Host work behind a readback (idle_readback.c): whether the host's time
+ * outside CUDA right after a readback (until its next CUDA call) is the
+ * readback's cost, decided once per run, and what the host ran then.
+ */
+struct readback_host {
+	int on;                         /* 1: counted as sync (readback) */
+	int sampled;                    /* 1: decided by host samples; 0: by
+					   the timing alone (none there) */
+	uint64_t samples, ns;           /* the process's samples in those
+					   stretches, their sampled time */
+	uint64_t loader_ns;             /* ... in the DataLoader's __next__ */
+	uint64_t user_ns;               /* ... running, outside it */
+	char top[160];                  /* the function with most self time
+					   there, "" none */
+	double top_share;               /* ... its share of ns */
 };
 
 /* ---- steps (steps*.c) --------------------------------------------------------- */
@@ -490,6 +516,7 @@ struct diagnosis {
 	size_t outside_budget;
 	struct idle_samples *isamples;  /* idle_samples.c, made when asked */
 	struct hmap sync_sites;         /* stack id -> struct sync_site */
+	struct readback_host rb;        /* idle_readback.c */
 	uint64_t region_kernels, region_launches, region_launch_ns;
 	uint64_t region_small, region_small_ns, region_kernel_ns;
 	uint64_t region_lowfill_ns, region_fill_known_ns, region_htod_bytes;
@@ -613,6 +640,17 @@ int idle_sample_cause(const struct diagnosis *d, const struct hs_sample *s,
 size_t idle_sample_frames(const struct model *m, const struct hs_sample *s,
 			  const struct callsite_frame **f);
 void idle_samples_release(struct diagnosis *d);
+
+/* idle_readback.c */
+/* Decide d->rb from the steady region's stretches after readbacks (the
+ * regions are set, nothing attributed yet). */
+void idle_readback_decide(const struct model *m, struct diagnosis *d);
+/* The readback that segment i (holding t) follows, when d->rb.on and i is
+ * time outside CUDA after it with no launch between; else NULL.  A run
+ * of calls with a value read back (no wait in the dump) counts when it
+ * began at or after since (UINT64_MAX: never). */
+const struct host_span *idle_behind_readback(const struct diagnosis *d,
+					     size_t i, uint64_t t, uint64_t since);
 
 /* idle.c */
 /* [t0, t1) of the steady state is idle time outside CUDA (d->outside). */

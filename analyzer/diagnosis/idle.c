@@ -117,23 +117,30 @@ void idle_outside_mark(struct diagnosis *d, uint64_t t0, uint64_t t1)
 	span_add(&d->outside, t0, t1, &d->outside_budget);
 }
 
+/*
+ * Time outside CUDA, split with the CPU samples; its CPU-bound part right
+ * after a readback (idle_readback.c: host work the GPU waits through) is
+ * the readback's sync bubble, at its call site.
+ */
 static void add_outside(struct walk *w, uint64_t t, uint64_t ns)
 {
 	const struct outside_split *o = idle_outside_at(w->d, t);
+	const struct host_span *rb = idle_behind_readback(w->d, w->seg, t, w->gap);
 	uint64_t cpu, loader, io;
 
-	if (w->sites)           /* the steady state's walk */
+	if (w->sites && !rb)    /* the steady state's walk */
 		idle_outside_mark(w->d, t, t + ns);
-	if (!o) {
-		w->b->cause[IC_OUTSIDE] += ns;
-		return;
-	}
-	cpu = sat_from_double(o->cpu * (double)ns);
-	loader = sat_from_double(o->loader * (double)ns);
-	io = sat_from_double(o->io * (double)ns);
+	cpu = o ? sat_from_double(o->cpu * (double)ns) : rb ? ns : 0;
+	loader = o ? sat_from_double(o->loader * (double)ns) : 0;
+	io = o ? sat_from_double(o->io * (double)ns) : 0;
 	if (cpu + loader + io > ns)
 		io = ns - cpu - loader > ns ? 0 : ns - cpu - loader;
-	w->b->cause[IC_CPU] += cpu;
+	if (rb) {
+		add_sync(w, cpu, SK_READBACK, rb->stack);
+		w->b->behind_readback += cpu;
+	} else {
+		w->b->cause[IC_CPU] += cpu;
+	}
 	w->b->cause[IC_LOADER] += loader;
 	w->b->cause[IC_IO] += io;
 	w->b->cause[IC_OUTSIDE] += ns - cpu - loader - io;
@@ -382,6 +389,33 @@ static const struct host_span *drained_by(const struct diagnosis *d, uint64_t t,
 	return &d->spans[prev->span];
 }
 
+/* Host time outside CUDA [t, end) in segment seg, split with the CPU
+ * samples; its CPU-bound part right after a readback is the readback's
+ * (drained: the GPU idles then, one stream assumed). */
+static void host_outside(struct diagnosis *d, uint64_t t, uint64_t end, size_t seg,
+			 int sites, struct host_breakdown *b)
+{
+	const struct outside_split *o = idle_outside_at(d, t);
+	const struct host_span *rb = idle_behind_readback(d, seg, t, UINT64_MAX);
+	double ns = (double)(end - t);
+	uint64_t cpu = o ? sat_from_double(o->cpu * ns) : rb ? end - t : 0;
+	double rest = o ? ns * (1 - o->cpu - o->loader - o->io) : rb ? 0 : ns;
+
+	if (sites && !d->have_gpu && !rb)
+		idle_outside_mark(d, t, end);
+	if (rb) {
+		b->drained += cpu;
+		b->behind_readback += cpu;
+		if (sites && !d->have_gpu)      /* else the GPU's bubbles say */
+			site_add(d, rb->stack, cpu);
+	} else {
+		b->outside[0] += cpu;
+	}
+	b->outside[1] += o ? sat_from_double(o->loader * ns) : 0;
+	b->outside[2] += o ? sat_from_double(o->io * ns) : 0;
+	b->outside[3] += sat_from_double(rest);
+}
+
 void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int sites,
 			 struct host_breakdown *b)
 {
@@ -394,7 +428,6 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int site
 		uint64_t until;
 		int st = host_state(d, t, &seg, &until, &sp);
 		uint64_t end = until < t1 ? until : t1;
-		const struct outside_split *o;
 
 		if (end <= t)
 			end = t + 1;
@@ -408,16 +441,7 @@ void idle_host_attribute(struct diagnosis *d, uint64_t t0, uint64_t t1, int site
 			if (sites && !d->have_gpu)      /* else the GPU's bubbles say */
 				site_add(d, sp->stack, end - t);
 		} else if (st == HC_OUTSIDE) {
-			double ns = (double)(end - t), rest;
-
-			if (sites && !d->have_gpu)
-				idle_outside_mark(d, t, end);
-			o = idle_outside_at(d, t);
-			rest = o ? ns * (1 - o->cpu - o->loader - o->io) : ns;
-			b->outside[0] += o ? sat_from_double(o->cpu * ns) : 0;
-			b->outside[1] += o ? sat_from_double(o->loader * ns) : 0;
-			b->outside[2] += o ? sat_from_double(o->io * ns) : 0;
-			b->outside[3] += sat_from_double(rest);
+			host_outside(d, t, end, seg, sites, b);
 		}
 		t = end;
 	}

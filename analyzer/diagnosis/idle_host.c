@@ -162,6 +162,8 @@ static void run_add(struct host_thread *t, const struct dump_event *ev)
 	}
 	if (ev->op->kind == GT_KIND_COPY && ev->op->direction == GT_DIR_DTOH)
 		run_readback(run, ev);
+	if (ev->op->kind == GT_KIND_LAUNCH || ev->op->kind == GT_KIND_GRAPH)
+		run->flags |= HF_LAUNCH;
 }
 
 static void feed(struct diagnosis *d, struct host_thread *t,

@@ -82,7 +82,6 @@ void idle_finish(struct model *m, struct diagnosis *d)
 	struct span_list c = { 0 };
 	const struct step_stats *s = &d->steps;
 
-	(void)m;
 	coverage(d, &c);
 	if (!c.n)
 		goto done;
@@ -98,6 +97,7 @@ void idle_finish(struct model *m, struct diagnosis *d)
 	}
 	if (d->have_gpu)
 		timed_steps(d);
+	idle_readback_decide(m, d);
 	attribute(d, &d->region, &d->steady, &d->host, 1);
 	span_normalize(&d->outside);    /* the devices' walks, together */
 	attribute(d, &d->warm_region, &d->warm, &d->host_warm, 0);

@@ -16,8 +16,9 @@
  *                      optimizer step taking a large share of GPU time:
  *                      verdict_batch; without GPU records the host's
  *                      launching as far as launches have such grids)
- *   communication      NCCL alone, sync bubbles after reading results
- *                      (without GPU records: host time outside CUDA right
+ *   communication      NCCL alone, sync bubbles after reading results,
+ *                      host work behind a readback (idle_readback.c;
+ *                      without GPU records: host time outside CUDA right
  *                      after a wait that emptied the queue)
  *   kernel efficiency  launch gaps and launch latency of kernels that do
  *                      fill the GPU: too many, too small

@@ -304,6 +304,25 @@ static void sync_sites(struct ctx *c)
 	}
 }
 
+/* The host work behind readbacks (idle_readback.c), ns of it. */
+static void behind_readback_text(struct ctx *c, uint64_t ns)
+{
+	const struct readback_host *rb = &c->d->rb;
+	char b[64];
+
+	if (!ns)
+		return;
+	if (rb->sampled && rb->top[0])
+		EV("host work behind a readback (from its return to the next launch, "
+		   "the GPU idle): %.0f%% of the time%s; the host ran %s %.0f%% (self, "
+		   "of %llu samples there)", 100 * share(c, ns), per_step(c, ns, b),
+		   rb->top, 100 * rb->top_share, (unsigned long long)rb->samples);
+	else
+		EV("host work behind a readback (from its return to the next launch, "
+		   "the GPU idle): %.0f%% of the time%s; no host samples there: "
+		   "by the timing alone", 100 * share(c, ns), per_step(c, ns, b));
+}
+
 static void comm_texts(struct ctx *c)
 {
 	const struct diagnosis *d = c->d;
@@ -318,6 +337,7 @@ static void comm_texts(struct ctx *c)
 			EV("host outside CUDA right after waits that emptied the GPU's "
 			   "queue: %.0f%% of the time%s; the GPU idles then (one stream "
 			   "assumed)", 100 * share(c, h->drained), per_step(c, h->drained, b));
+			behind_readback_text(c, h->behind_readback);
 			sync_sites(c);
 		}
 		if (h->drained >= h->state[HC_NCCL]) {
@@ -336,6 +356,7 @@ static void comm_texts(struct ctx *c)
 			   "after reading a result back: %s)",
 			   100 * share(c, sync), per_step(c, sync, b),
 			   100 * share(c, s->sync_kind[SK_READBACK]), WORDS(FW_READBACK));
+		behind_readback_text(c, s->behind_readback);
 		sync_sites(c);
 		if (sync >= s->cause[IC_COMM])
 			CHANGE("remove the per-step sync (%s)%s%s", WORDS(FW_READBACK),

@@ -33,7 +33,7 @@ use warnings;
 use File::Temp qw(tempdir);
 use JSON::PP;
 
-use GtDump qw(:DEFAULT run_analyzer);
+use GtDump qw(:DEFAULT run_analyzer KIND_HOSTSAMPLE HOST_RUNNING HOST_WAITING);
 use GtMore;
 
 use constant {
@@ -46,7 +46,7 @@ use constant {
 	# op ids
 	OP_LAUNCH => 1, OP_HTOD_ASYNC => 2, OP_DTOH_ASYNC => 3, OP_SYNC => 4,
 	OP_NCCL => 5, OP_PUSH => 6, OP_POP => 7, OP_HTOD => 8, OP_GRAPH => 9,
-	OP_QUERY => 10, OP_EVENT_SYNC => 11, OP_NCCL_ASYNC => 12,
+	OP_QUERY => 10, OP_EVENT_SYNC => 11, OP_NCCL_ASYNC => 12, OP_HOSTSAMPLE => 13,
 };
 
 my $dir = tempdir(CLEANUP => 1);
@@ -79,6 +79,17 @@ sub ev {
 
 	push @{ $self->{events}{$tid} }, $e;
 	return $self;
+}
+
+# A host stack sample of thread tid at t (the sampler's tick): stack =>
+# its stack id (stack()), 1 ms of CPU time; waiting => 1: a thread found
+# waiting (the wall clock's).
+sub host_sample {
+	my ($self, $tid, $t, %o) = @_;
+
+	return $self->ev($tid, { op => OP_HOSTSAMPLE, t0 => $t,
+				 dur => $o{waiting} ? 0 : 1000 * 1000,
+				 args => [$o{stack} // 0, $o{waiting} ? HOST_WAITING : HOST_RUNNING, 1] });
 }
 
 # Host calls: tid, t0, dur, options.
@@ -270,6 +281,7 @@ sub write_ops {
 		[OP_QUERY, KIND_SYNC, 0, 0, 'cuStreamQuery', 2],
 		[OP_EVENT_SYNC, KIND_SYNC, 0, 0, 'cuEventSynchronize', 2],
 		[OP_NCCL_ASYNC, KIND_NCCL, 0, 1, 'ncclAllReduce', 7],
+		[OP_HOSTSAMPLE, KIND_HOSTSAMPLE, 0, 0, 'host sample', 3],
 	);
 	$d->op(op => $_->[0], kind => $_->[1], dir => $_->[2], flags => $_->[3],
 	       api => $_->[4], nargs => $_->[5]) for @ops;
