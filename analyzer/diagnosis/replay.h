@@ -117,8 +117,9 @@ struct rp_graph {
 	int gpu;                /* operations timed by GPU records */
 	int window;             /* the span lies in a GPU window: CUPTI
 				   slowed the host's calls in it */
-	uint32_t host_paired;   /* steps whose host times come from like
-				   steps outside the windows, 0 none */
+	uint32_t host_paired;   /* steps paired with like steps outside
+				   the windows, 0 none */
+	int host_lent;          /* ... whose host times the replay took */
 	uint64_t host_window;   /* ... the span's steps on the host as
 				   recorded in the window */
 	uint64_t host_outside;  /* ... and as the paired steps took (the

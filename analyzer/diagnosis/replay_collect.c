@@ -19,6 +19,7 @@
 #include "analyzer/model/model_internal.h"
 #include "analyzer/lib/progress.h"
 #include "analyzer/diagnosis/replay_internal.h"
+#include "analyzer/passes/framework.h"
 #include "analyzer/lib/util.h"
 
 #define SPAN_MAX_NS 200000000ull
@@ -456,6 +457,7 @@ int replay_collect(struct model *m, struct diagnosis *d, struct rp_collect *c,
 	if (read_span(m, d, c, why, whylen) < 0)
 		return -1;
 	apply_cut(c);
+	c->lend = !(m->framework && framework_dataloader(m->framework));
 	side_cut(&c->out[0]);
 	side_cut(&c->out[1]);
 	if (c->nsteps < 2 || !c->nev) {

@@ -21,20 +21,20 @@
  * The span's recorded time, which the unmodified replay is checked
  * against, becomes the paired steps' (span_with()).
  *
- * Lending is off (RP_HOST_LEND): the pairing runs and the report gives
- * the paired steps' time outside against the window's, but the replay
- * keeps the window's host times.  Why: CUPTI's cost is not the only way
- * a fix's run differs from the steps outside the window.  With
- * DataLoader workers the main process also runs the pin-memory thread
- * and the workers' queue threads, which share its interpreter lock: in
- * the suite's loader-workers8 twin the training thread's short CPU
- * stretches between launches took 1.4 times those of loader-workers0's
- * steps outside the windows, about 4 ms a step the workers0 dump cannot
- * show.  With the window's times the replay of loader-workers0 comes
- * within 0.10 of the twin; with the outside times it predicts 0.63
- * against 0.48 measured (test/t/908-h200-twins.t).  Until what the
- * main process pays with workers is measured, lending would trade one
- * known bias for a larger one there.
+ * The paired steps lend their times only where no DataLoader is seen
+ * (rp_collect.lend); elsewhere the pairing is reported, and the replay
+ * keeps the window's host times.  Why: CUPTI's cost is then not the only
+ * way a fix's run differs from the steps outside the window.  A
+ * DataLoader's process also runs the pin-memory thread and the workers'
+ * queue threads, which share its interpreter lock: in the suite's
+ * loader-workers8 twin the training thread's short CPU stretches between
+ * launches took 1.4 times those of loader-workers0's steps outside the
+ * windows, about 4 ms a step the workers0 dump cannot show.  With the
+ * window's times the replay of loader-workers0 comes within 0.10 of the
+ * twin; with the outside times it predicts 0.63 against 0.48 measured
+ * (test/t/908-h200-twins.t).  Until what the main process pays with
+ * workers is measured, lending there would trade one known bias for a
+ * larger one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -262,8 +262,9 @@ void replay_host_outside(struct rp_builder *b)
 			replay_release(&og[n]);
 	}
 	g->host_paired = n ? replay_host_pair(g, c->bounds, side, n,
-					      RP_HOST_LEND, &host_ns) : 0;
-	if (g->host_paired && RP_HOST_LEND)
+					      c->lend, &host_ns) : 0;
+	g->host_lent = g->host_paired && c->lend;
+	if (g->host_lent)
 		span_with(b, host_ns);
 	else if (g->host_paired) {
 		g->host_window = g->host_span;

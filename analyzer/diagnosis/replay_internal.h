@@ -60,6 +60,9 @@ struct rp_collect {
 	struct hmap opt_names;          /* kernel name -> 1 an optimizer's,
 					   2 not */
 	int gpu_window;                 /* the span lies in a GPU window */
+	int lend;                       /* host times may come from like steps
+					   outside it: no DataLoader is seen
+					   (replay_host.c says why) */
 	struct rp_collect *out[2];      /* like steps just before and after
 					   that window, outside every window:
 					   host calls only (replay_host.c),
@@ -126,10 +129,6 @@ struct rp_steps {
 	const uint64_t *bounds;
 };
 
-/* Whether the replay takes the host's times from the paired steps
- * outside the windows (1), or only reports them (0): off, see
- * replay_host.c for why. */
-#define RP_HOST_LEND 0
 
 /* The pairing and substitution itself: each step of w (its steps'
  * thread) is paired with the nearest like step of side[0..n) (each used

@@ -262,7 +262,7 @@ static void host_basis(FILE *out, const struct diagnosis *d,
 
 	fmt_ns(o, sizeof(o), g->host_outside / s->steps);
 	fmt_ns(w, sizeof(w), g->host_window / s->steps);
-	if (g->host_paired && RP_HOST_LEND)
+	if (g->host_lent)
 		report_line(out, "  host times: %u of the %u steps from like steps outside the "
 			    "GPU windows (%s on the host there, %s in the window, where CUPTI "
 			    "slows the host's calls); %s%s", g->host_paired, s->steps, o, w,
@@ -272,9 +272,9 @@ static void host_basis(FILE *out, const struct diagnosis *d,
 	else if (g->host_paired)
 		report_line(out, "  host times: the GPU window's, where CUPTI slows the host's "
 			    "calls (%s on the host); %u like steps just outside the windows "
-			    "took %s: not lent to the replay (how a fixed run's host differs "
-			    "from them is not measured: with DataLoader workers, by more than "
-			    "CUPTI's cost)", w,
+			    "took %s: not lent to the replay (a DataLoader is seen: a fixed "
+			    "run's host differs from them by more than CUPTI's cost, its "
+			    "threads sharing the interpreter lock)", w,
 			    g->host_paired, o);
 	else if (g->window)
 		report_line(out, "  host times: from the GPU window's steps, no like step "
@@ -384,7 +384,7 @@ void replay_report_json(struct json *j, const struct diagnosis *d)
 		json_key(j, "error");
 		json_double(j, s->error);
 		json_key(j, "host_times_from");
-		json_string(j, s->g.host_paired && RP_HOST_LEND ? "outside_windows" :
+		json_string(j, s->g.host_lent ? "outside_windows" :
 			    s->g.window ? "window" : "no_window");
 		json_key(j, "host_paired_steps");
 		json_uint(j, s->g.host_paired);

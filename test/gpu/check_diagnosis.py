@@ -238,10 +238,13 @@ def step_ms(t, j):
     to this), else the program's own figure over all its steps.  A loop
     that ran ahead of the GPU in the window (its steps there shorter than
     the step at the GPU's pace the report gives) is timed by the program:
-    its host steps are not its work's."""
+    its host steps are not its work's.  So is one whose replay took its
+    host's times from like steps outside the windows (whatif_replay's
+    host_times_from): CUPTI's cost is not in its prediction."""
     d = j.get("diagnosis", {})
     paced = (j.get("steps") or {}).get("step_ns") or 0
-    if (d.get("timed_steps", 0) >= 3 and d.get("timed_step_ns") and
+    lent = (j.get("whatif_replay") or {}).get("host_times_from") == "outside_windows"
+    if (not lent and d.get("timed_steps", 0) >= 3 and d.get("timed_step_ns") and
             paced <= PACE_OVER * d["timed_step_ns"]):
         return d["timed_step_ns"] / 1e6, "timed"
     return t["ms_per_step"], "program"

@@ -6,7 +6,7 @@
  * others are left), what an item takes from its pair (CPU time and calls
  * that do not wait; a call longer outside, a wait, a hidden wait keep
  * the window's), nothing lent where the steps outside were no faster,
- * the pairing without lending (the default: RP_HOST_LEND), and the host
+ * the pairing without lending (where a DataLoader is seen), and the host
  * time of the span that results.
  */
 #include <stdarg.h>
@@ -85,7 +85,7 @@ static uint32_t pair(struct fx *w, struct fx *o, int lend, uint64_t *host)
 	return replay_host_pair(&w->g, w->bounds, &side, 1, lend, host);
 }
 
-/* Without lending (the default) the steps pair and the paired time is
+/* Without lending (a DataLoader seen) the steps pair and the paired time is
  * given, the items keep the window's times; with it they take the
  * outside's. */
 static void test_pair_lends_host_times(void **state)
