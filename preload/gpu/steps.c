@@ -80,6 +80,8 @@ struct st_thread {
 	uint64_t epoch_nr;          /* nr when the present pattern began */
 	uint64_t tried_nr;          /* nr at the last try to decide */
 	uint32_t copies;            /* blocks a step holds, 0: not decided */
+	int provisional;            /* copies 1 while more blocks may still
+	                               show the arguments' cycle (redecide) */
 	uint32_t step_calls;        /* calls a step holds */
 	uint64_t phase;             /* the number of a block that starts one */
 	uint64_t pause_med;         /* steps start after pauses of a loop
@@ -334,18 +336,25 @@ static int any_args(size_t n)
 
 /*
  * The blocks a step holds by their arguments (gt_args_cycle, then
- * gt_loop_turn) over the n copied, or 0 while they cannot tell yet: more
- * blocks may show a cycle, or too few arguments are known, or the pauses
- * of fewer than ST_TURN_CYCLES cycles are known.  Once every block the
- * ring holds, or ST_ARGS_WAIT_NS of them, or the run's end (final), they
- * must.
+ * gt_loop_turn) over the n copied, or 0 while they cannot tell yet: too
+ * few arguments are known, or the pauses of fewer than ST_TURN_CYCLES
+ * cycles are known.  Once every block the ring holds, or ST_ARGS_WAIT_NS
+ * of them, or the run's end (final), they must.  Arguments that came back
+ * in no cycle of the blocks there are (a framework hands each step new
+ * tensors) make a step of each block from ST_ARGS_UNKNOWN blocks on, in
+ * *provisional: a short loop after a long set-up would end before
+ * ST_BLOCKS or ST_ARGS_WAIT_NS, its steps found only at its end and no
+ * window opened on them; more blocks may still show a longer cycle
+ * (redecide).
  */
-static uint32_t copies_of(const struct st_thread *p, size_t n, int final)
+static uint32_t copies_of(const struct st_thread *p, size_t n, int final,
+			  int *provisional)
 {
 	int must = final || p->nr - p->epoch_nr >= ST_BLOCKS ||
 		   st.db[n - 1] - st.db[0] >= ST_ARGS_WAIT_NS;
 	size_t k = 1;
 
+	*provisional = 0;
 	switch (gt_args_cycle(st.ds, 0, n, &k)) {
 	case GT_ARGS_CYCLE:         /* the pauses of a few cycles: the scheduler's */
 		if (!must && n < ST_TURN_CYCLES * k)
@@ -354,7 +363,8 @@ static uint32_t copies_of(const struct st_thread *p, size_t n, int final)
 	case GT_ARGS_UNKNOWN:       /* none known after a few: none will be */
 		return must || n >= ST_ARGS_UNKNOWN || (n >= 4 && !any_args(n));
 	case GT_ARGS_MORE:
-		return (uint32_t)must;
+		*provisional = !must;
+		return must || n >= ST_ARGS_UNKNOWN;
 	default:
 		return 1;
 	}
@@ -371,10 +381,12 @@ static void decide(struct st_thread *p, int final)
 	size_t n = copy_blocks(p), m;
 	uint64_t med = 0;
 	uint32_t k, q = 1;
+	int prov;
 
 	p->tried_nr = p->nr;
-	if (!n || !(k = copies_of(p, n, final)))
+	if (!n || !(k = copies_of(p, n, final, &prov)))
 		return;
+	p->provisional = prov;
 	p->phase = p->nr - n + gt_kth_phase(st.db, st.de, 0, n, k);
 	m = gt_every_kth(st.db, st.de, 0, n, k);
 	if (m >= 2)
@@ -393,6 +405,43 @@ static void decide(struct st_thread *p, int final)
 		 q > 1 ? ", steps after the loop's pauses" : "", p->group);
 }
 
+/* The pattern's steps begin anew (its blocks kept): those found so far
+ * are written as another pattern's. */
+static void new_epoch(struct st_thread *p)
+{
+	p->prev_calls = p->step_calls * p->group;
+	p->prev_epoch = p->epoch;
+	p->epoch = ++st.epochs;
+	p->epoch_nb = p->nb;
+}
+
+/*
+ * Steps of one block each, taken while more blocks might show the
+ * arguments' cycle (copies_of): looked at again every ST_ARGS_DECIDE
+ * blocks, and at the run's end (final).  A cycle found makes steps of
+ * several blocks from then on; no cycle once the blocks must tell makes
+ * the steps taken final.
+ */
+static void redecide(struct st_thread *p, int final)
+{
+	size_t n = copy_blocks(p);
+	uint32_t k;
+	int prov;
+
+	p->tried_nr = p->nr;
+	k = copies_of(p, n, final, &prov);
+	if (k == 1 || !k) {
+		p->provisional = k == 1 ? prov : p->provisional;
+		return;
+	}
+	gt_debug("gputrace: steps: thread %u: the arguments come back every %u "
+		 "blocks: steps of several blocks from here\n", p->tid, k);
+	new_epoch(p);
+	p->copies = 0;
+	p->provisional = 0;
+	decide(p, final);
+}
+
 /* A block starts at chronological position i of the ring. */
 static void add_block(struct st_thread *p, size_t i)
 {
@@ -407,8 +456,12 @@ static void add_block(struct st_thread *p, size_t i)
 	if (p->copies && starts_step(p, p->nr, t))
 		add_bound(p, t);
 	p->nr++;
-	if (!p->copies && p->nr - p->tried_nr >= ST_ARGS_DECIDE)
+	if (p->nr - p->tried_nr < ST_ARGS_DECIDE)
+		return;
+	if (!p->copies)
 		decide(p, 0);
+	else if (p->provisional)
+		redecide(p, 0);
 }
 
 /* A period agreed on twice: the anchor, and the blocks already in the
@@ -425,13 +478,11 @@ static void establish(struct st_thread *p, uint32_t period, uint32_t sub,
 	p->anchor = a.h;
 	p->anchor_w = a.w;
 	p->anchor_tok = a.tok;
-	p->prev_calls = p->step_calls * p->group;
+	new_epoch(p);
 	p->period = period;
 	p->step_calls = period;
 	p->copies = 0;
-	p->prev_epoch = p->epoch;
-	p->epoch = ++st.epochs;
-	p->epoch_nb = p->nb;
+	p->provisional = 0;
 	p->epoch_nr = p->tried_nr = p->nr;
 	gt_debug("gputrace: steps: thread %u repeats every %u GPU calls\n",
 		 p->tid, period);
@@ -775,6 +826,8 @@ void gt_steps_end(int final)
 			check(p, 1);
 		if (p && p->period && !p->copies)
 			decide(p, 1);
+		else if (p && p->period && p->provisional)
+			redecide(p, 1);
 	}
 	gt_steps_cycle(1);
 }

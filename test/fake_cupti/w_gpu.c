@@ -7,7 +7,7 @@
  *   w_gpu [--sleep-us=N] [--threads=T] [--idle-ms=M] [--setup-ms=S]
  *         [--init-reps=R] [--random] [--raise-at=I] [--own-handler]
  *         [--touch-at=I] [--alternate] [--blocks=K] [--graphs]
- *         [--queue] [ITERS]
+ *         [--queue] [--fresh-args] [ITERS]
  *
  * Each iteration on each thread: two kernel launches (vecAdd 4x256,
  * scale 2x128), a HtoD copy of 4096 bytes (pageable), a DtoH async copy
@@ -31,7 +31,10 @@
  * arguments (FAKE_KERNEL_PARAMS=1) every iteration.  --graphs: each
  * iteration is one CUDA graph launch (its GPU record a kernel's).
  * --queue: no sync in the loop, one after it (a host that queues every
- * step before the GPU ran them).  Prints "truth ..." lines with the
+ * step before the GPU ran them).  --fresh-args: the two launches of
+ * iteration i run on a buffer of their own (d + 64 i): the arguments
+ * (FAKE_KERNEL_PARAMS=1) never come back, as a framework's that hands
+ * each step new tensors.  Prints "truth ..." lines with the
  * counts.
  */
 #include <fcntl.h>
@@ -66,7 +69,7 @@ static CUcontext ctx;
 static CUfunction vecadd, scale;
 static long iters = 10, sleep_us, idle_ms, setup_ms, init_reps, random_order;
 static long raise_at = -1, own_handler, touch_at = -1, alternate, blocks;
-static long graphs, queue;
+static long graphs, queue, fresh_args;
 static volatile sig_atomic_t handler_calls;
 static unsigned setup_calls;
 
@@ -176,8 +179,10 @@ static void iteration(CUstream s, CUdeviceptr d, unsigned char *h,
 		launch_random(s, d, (unsigned)rand_r(seed));
 		launch_random(s, d, (unsigned)rand_r(seed));
 	} else {
-		launch_add(s, d, 4);
-		launch_scale(s, d, 2);
+		CUdeviceptr at = d + (fresh_args ? 64 * (CUdeviceptr)(i % 1024) : 0);
+
+		launch_add(s, at, 4);
+		launch_scale(s, at, 2);
 	}
 	ON_GPU(((struct fake_gpu_op){ .kind = FAKE_GPU_MEMCPY, .bytes = HTOD_BYTES,
 				      .copy_kind = 1, .src_kind = 1, .dst_kind = 3 }),
@@ -293,6 +298,10 @@ int main(int argc, char **argv)
 		    wl_opt_int(argv[i], "--touch-at", &touch_at) ||
 		    wl_opt_int(argv[i], "--blocks", &blocks))
 			continue;
+		if (!strcmp(argv[i], "--fresh-args")) {
+			fresh_args = 1;
+			continue;
+		}
 		if (!strcmp(argv[i], "--random") || !strcmp(argv[i], "--own-handler")) {
 			*(argv[i][2] == 'r' ? &random_order : &own_handler) = 1;
 			continue;

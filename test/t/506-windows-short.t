@@ -7,8 +7,9 @@
 # on a long run, or becoming the window of the steps once they are
 # steady, and the analyzer leaving it out when other windows are there.
 # Then the library's steps against the analyzer's on the same dump: a step
-# of identical blocks told apart by the launches' arguments, and the note
-# a report makes when the two differ.
+# of identical blocks told apart by the launches' arguments, a short loop
+# whose arguments never come back, and the note a report makes when the
+# two differ.
 use strict;
 use warnings;
 use FindBin;
@@ -222,6 +223,36 @@ subtest 'identical blocks: the library\'s steps are the analyzer\'s' => sub {
 	my @w = grep { $_->{reason} eq 'steps' } windows($r);
 	cmp_ok($r->{json}{tracing_cost}{steps_inside} // 0, '>=', 10,
 	       'the steps\' window covers whole steps') if @w;
+};
+
+subtest 'a long set-up, then a short loop on new tensors each step: a window on its steps' => sub {
+	# 1.5 s of set-up, then 300 steps of about 5 ms whose launches'
+	# arguments never come back (a framework's new tensors each step):
+	# fewer blocks than the library waited for before making steps of
+	# them (ST_BLOCKS, ST_ARGS_WAIT_NS), so it found them only at the
+	# end and no window opened on them; the clock's is far off here.
+	my $r = run_gpu(['--setup-ms=1500', '--sleep-us=5000', '--fresh-args', 300],
+			FAKE_KERNEL_PARAMS => 1, GPUTRACE_GPU_START_CALLS => 0,
+			GPUTRACE_GPU_WARMUP_MS => 600_000);
+
+	ran_ok($r, 'fresh') or return;
+	my $lib = library_steps($r->{dump});
+	my $s = $r->{json}{steps} // {};
+	my @w = windows($r);
+	my @b = @{ $lib->{bounds} };
+
+	is(scalar @w, 1, 'one window');
+	is($w[0]{reason}, 'steps', 'on the steps') if @w;
+	cmp_ok($w[0]{start_ns} // 0, '>=', 1.5e9, 'after the set-up') if @w;
+	cmp_ok($r->{json}{tracing_cost}{steps_inside} // 0, '>=', 10,
+	       'it covers whole steps');
+	my @in = grep { @w && $_ >= $w[0]{start_ns} && $_ <= $w[0]{end_ns} } @b;
+	cmp_ok(scalar @in, '>=', 11, 'the library\'s steps inside it');
+	is_deeply([keys %{ $lib->{periods} }], [$s->{period} // -1],
+		  'the library\'s steps are of the analyzer\'s calls a step');
+	cmp_ok(scalar @b, '>', 256, 'every step written while it ran '
+	       . '(at the end only the last 256 are kept)');
+	cmp_ok(scalar @b, '<=', 301, 'no more steps than the loop ran');
 };
 
 subtest 'the report says when the library\'s steps and its own differ' => sub {
