@@ -22,7 +22,10 @@
 #include "analyzer/passes/framework.h"
 #include "analyzer/lib/util.h"
 
-#define SPAN_MAX_NS 200000000ull
+#define SPAN_MAX_NS 200000000ull        /* a span's steps, at most this long... */
+#define SPAN_MIN_STEPS 3                /* ...unless fewer (long steps: a loop
+					   accumulating gradients over
+					   micro-batches) */
 #define GPU_MARGIN_NS 2000000000ull     /* GPU records this far past it */
 #define SM_THREADS 2048                 /* resident threads per SM (sm_80
 					   and sm_90) */
@@ -103,7 +106,8 @@ static struct rp_collect *side_of(const struct diagnosis *d, long from,
 				    a - 1 >= (long)s->warmup)) {
 		long i = dir > 0 ? b : a - 1;
 
-		if (in_window(d, (size_t)i) || s->t[b] - s->t[a] >= SPAN_MAX_NS)
+		if (in_window(d, (size_t)i) ||
+		    (s->t[b] - s->t[a] >= SPAN_MAX_NS && b - a >= SPAN_MIN_STEPS))
 			break;
 		dir > 0 ? b++ : a--;
 	}
@@ -138,7 +142,7 @@ static void take_steps(struct rp_collect *c, const struct step_stats *s,
 	while (a + n < b && n < RP_MAX_SPAN_STEPS) {
 		uint64_t span = s->t[a + n] - s->t[a];
 
-		if (span >= SPAN_MAX_NS ||
+		if ((span >= SPAN_MAX_NS && n >= SPAN_MIN_STEPS) ||
 		    (n >= RP_MAX_STEPS && span >= RP_MIN_SPAN_NS))
 			break;
 		n++;

@@ -296,6 +296,22 @@ static void precision_texts(struct verdict *v)
 				 "loss curve against fp32's");
 }
 
+/* The class's change where its best fix is a larger batch and the
+ * rules' texts named another of the class's (the copies'): the batch's,
+ * or, over accumulated micro-batches, fewer and larger ones. */
+static void batch_change(struct verdict *v, const struct rp_fix_result *r)
+{
+	if (strstr(v->change, "larger batch"))
+		return;
+	if (r->accum > 1)
+		snprintf(v->change, sizeof(v->change), "fewer, larger micro-batches: "
+			 "the %.0f accumulated as one batch %.0fx larger, as GPU memory "
+			 "allows", r->accum, r->k);
+	else
+		snprintf(v->change, sizeof(v->change), "a larger batch (gradient "
+			 "accumulation if it must stay small)");
+}
+
 /* What the replay says, first among the evidence: the step before and
  * after (a larger batch in time per sample, what bounds it), then the
  * figure's currency and assumptions. */
@@ -327,6 +343,8 @@ static void replay_evidence(struct verdict *v, const struct rp_summary *s,
 	v->evidence[1] = currency_text(r);
 	if (r->fix == FIX_PRECISION)
 		precision_texts(v);
+	if (r->fix == FIX_BATCH)
+		batch_change(v, r);
 }
 
 int verdict_by_replay(const struct diagnosis *d)

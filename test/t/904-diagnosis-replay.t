@@ -122,6 +122,27 @@ sub sync_run {
 		or diag($v->{est_gain});
 }
 
+# ---- long steps: 250 ms each, the span still holds three ----------------
+# (a span is at most 200 ms of steps, but never fewer than three: a loop
+# accumulating gradients over many micro-batches has steps that long)
+{
+	my $g = GtDiag->new(join => 1);
+	$g->stack(1, ['train.py', 'train_step', 57], ['train.py', 'main', 80]);
+	for my $s (0 .. 19) {
+		my $b = $s * 250 * $MS;
+
+		$g->launch(1, $b, 5 * $US, fn => 1);
+		$g->launch(1, $b + 10 * $US, 5 * $US, fn => 2);
+		$g->sync(1, $b + 20 * $US, 150 * $MS, stack => 1);
+		$g->kernel($b + 10 * $US, $b + 75 * $MS);
+		$g->kernel($b + 75 * $MS, $b + 150 * $MS);
+	}
+	my $r = $g->analyze->{whatif_replay};
+
+	ok($r->{replayed}, 'long steps: replayed') or diag(explain($r));
+	cmp_ok($r->{steps} // 0, '>=', 3, 'long steps: three of them or more in the span');
+}
+
 # ---- dumps recorded on an H200 -------------------------------------------
 my $dumps = "$FindBin::Bin/../dumps";
 
