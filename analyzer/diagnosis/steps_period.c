@@ -393,10 +393,12 @@ void steps_period_more(struct period_det *p, uint32_t tok)
  * The blocks a step of p holds: the arguments' cycle (gt_args_cycle) or
  * the loop's turn within it (gt_loop_turn).  Where the pauses do not
  * show where the loop turns within the cycle (gt_loop_turn finds no
- * divisor of it), one more witness counts: the library,
- * which ran the same rules over the boundaries it kept while the program
- * ran, found a step of a divisor of the cycle (lib_period GPU calls).
- * *lib is set when that step is taken.
+ * divisor of it, or no pause stands out: on a loaded machine the
+ * scheduler's stops raise every place's mean pause), one more witness
+ * counts: the library, which ran the same rules over the boundaries it
+ * kept while the program ran (each place's pauses summed over every
+ * cycle), found a step of a divisor of the cycle, or the cycle itself
+ * (lib_period GPU calls).  *lib is set when that step is taken.
  */
 static size_t blocks_per_step(const struct period_det *p, uint32_t lib_period,
 			      uint64_t *scratch, int *lib)
@@ -406,10 +408,11 @@ static size_t blocks_per_step(const struct period_det *p, uint32_t lib_period,
 	if (gt_args_cycle(p->sig, p->pattern_nb, p->nb, &k) != GT_ARGS_CYCLE)
 		return 1;
 	turn = gt_loop_turn(p->bounds, p->ends, p->pattern_nb, p->nb, k, scratch);
-	if (turn < k || !p->period || lib_period <= p->period || lib_period % p->period)
-		return turn;
+	if ((turn > 1 && turn < k) || !p->period || lib_period <= p->period ||
+	    lib_period % p->period)
+		return turn;            /* the pauses told, or no witness */
 	j = lib_period / p->period;
-	if (j >= k || k % j)
+	if (j > k || k % j || j == turn)
 		return turn;
 	*lib = 1;
 	return j;

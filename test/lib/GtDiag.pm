@@ -269,7 +269,7 @@ sub info_chunk {
 sub write_ops {
 	my ($self, $d) = @_;
 	my @ops = (
-		[OP_LAUNCH, KIND_LAUNCH, 0, 1, 'cuLaunchKernel', 1],
+		[OP_LAUNCH, KIND_LAUNCH, 0, 1, 'cuLaunchKernel', 2],
 		[OP_HTOD_ASYNC, KIND_COPY, DIR_HTOD, 1, 'cuMemcpyHtoDAsync', 6],
 		[OP_DTOH_ASYNC, KIND_COPY, DIR_DTOH, 1, 'cuMemcpyDtoHAsync', 6],
 		[OP_SYNC, KIND_SYNC, 0, 0, 'cuStreamSynchronize', 2],
@@ -409,7 +409,14 @@ sub write_samples {
 # pattern, 2 GPUTRACE_STEP=nvtx:NAME, 3 GPUTRACE_STEP=kernel:TEXT.
 sub library_steps {
 	my ($self, $source, @b) = @_;
-	my $p = pack('V V Q< Q< V V', scalar @b, $source, $b[0], 1, 0, 1);
+
+	return $self->library_steps_of($source, 0, @b);
+}
+
+# The same with the GPU calls a step held (the header's period).
+sub library_steps_of {
+	my ($self, $source, $period, @b) = @_;
+	my $p = pack('V V Q< Q< V V', scalar @b, $source, $b[0], 1, $period, 1);
 
 	$p .= GtDump::varint($b[$_] - $b[$_ - 1]) for 1 .. $#b;
 	$self->{steps_chunk} = $p;

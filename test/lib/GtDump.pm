@@ -167,6 +167,7 @@ sub op {
 	my $sym = $self->string($o{symbol} // $o{api});
 
 	$self->{ops}{ $o{op} } = $o{kind};
+	$self->{op_nargs}{ $o{op} } = $o{nargs} // $nargs{ $o{kind} } // 0;
 	return $self->add_chunk(CHUNK_OP, pack('v C C v C C V V', $o{op},
 		$o{kind}, $o{dir} // 0, $o{flags} // 0,
 		$o{nargs} // $nargs{ $o{kind} } // 0, 0, $api, $sym));
@@ -217,7 +218,7 @@ sub events {
 
 	for my $e (@ev) {
 		my $kind = $self->{ops}{ $e->{op} } // 0;
-		my $n = $nargs{$kind} // 0;
+		my $n = $self->{op_nargs}{ $e->{op} } // $nargs{$kind} // 0;
 		my @args = @{ $e->{args} // [] };
 
 		push @args, (0) x ($n - @args) if @args < $n;

@@ -290,6 +290,39 @@ for my $src ([2, 'nvtx', qr/NVTX range GPUTRACE_STEP names/],
 	   'the library\'s own launch pattern is not a marker: the analyzer\'s steps');
 }
 
+# Four blocks of the same two launches a step, each block on its own
+# buffers (the arguments come back every 4 blocks), and no pause tells
+# where the loop turns (every call 250 us after the one before, as a
+# loaded machine's scheduler can make them all look alike): the library,
+# which wrote a step every 8 calls while the program ran, is the witness
+# that the step is the whole cycle of the arguments, not one block.
+{
+	my $blocks = sub {
+		my ($g) = @_;
+		$g->{fns}{$_} = 1 for 1 .. 2;  # the two kernels, named
+		for my $s (0 .. 119) {
+			for my $b (0 .. 3) {
+				my $t = ($s * 8 + $b * 2) * 250 * $US;
+				$g->ev(1, { op => GtDiag::OP_LAUNCH(), t0 => $t + $_ * 250 * $US,
+					    dur => 10 * $US, args => [$_ + 1, $b + 1] }) for 0 .. 1;
+			}
+		}
+		return $g;
+	};
+	my $alone = $blocks->(GtDiag->new)->analyze->{steps};
+	my $g = $blocks->(GtDiag->new);
+
+	$g->library_steps_of(1, 8, map { $_ * 8 * 250 * $US } 0 .. 119);
+	my $s = $g->analyze->{steps};
+
+	like($alone->{name} // '', qr/ 2 GPU calls per step/,
+	     'identical blocks, no pause: alone, a step per block') or diag(explain($alone));
+	like($s->{name} // '', qr/ 8 GPU calls per step/,
+	     'identical blocks, no pause: with the library\'s steps, the cycle of 4')
+		or diag(explain($s));
+	is($s->{p50_ns}, 2 * $MS, 'identical blocks, no pause: 2 ms steps');
+}
+
 # ---- graph launches: one token per step -----------------------------------
 {
 	my $g = GtDiag->new;
