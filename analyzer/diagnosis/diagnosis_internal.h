@@ -337,6 +337,9 @@ enum vclass {
 };
 
 #define VERDICT_TEXTS 8
+/* The memory class's change when a larger batch is its fix (the rules'
+ * and the replay's). */
+#define VERDICT_BATCH_CHANGE "a larger batch (gradient accumulation if it must stay small)"
 
 struct verdict {
 	enum vclass cls;

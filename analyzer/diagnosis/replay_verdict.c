@@ -296,20 +296,17 @@ static void precision_texts(struct verdict *v)
 				 "loss curve against fp32's");
 }
 
-/* The class's change where its best fix is a larger batch and the
- * rules' texts named another of the class's (the copies'): the batch's,
- * or, over accumulated micro-batches, fewer and larger ones. */
+/* The class's change where its best fix is a larger batch (the rules'
+ * texts may have named another of the class's, the copies'): the
+ * batch's, or, over accumulated micro-batches, fewer and larger ones. */
 static void batch_change(struct verdict *v, const struct rp_fix_result *r)
 {
-	if (strstr(v->change, "larger batch"))
-		return;
 	if (r->accum > 1)
 		snprintf(v->change, sizeof(v->change), "fewer, larger micro-batches: "
 			 "the %.0f accumulated as one batch %.0fx larger, as GPU memory "
 			 "allows", r->accum, r->k);
 	else
-		snprintf(v->change, sizeof(v->change), "a larger batch (gradient "
-			 "accumulation if it must stay small)");
+		snprintf(v->change, sizeof(v->change), "%s", VERDICT_BATCH_CHANGE);
 }
 
 /* What the replay says, first among the evidence: the step before and

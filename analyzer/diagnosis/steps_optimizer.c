@@ -77,22 +77,6 @@ static const struct period_det *optimizer_thread(const struct diagnosis *d)
 	return best;
 }
 
-/* The first of the sorted t[0..n) at or after x: its index, or n. */
-static size_t first_at(const uint64_t *t, size_t n, uint64_t x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The median count of boundaries t[0..n) between one optimizer step
  * o[j] and the next. */
 static size_t steps_per_opt(const uint64_t *t, size_t n, const uint64_t *o,
@@ -101,7 +85,7 @@ static size_t steps_per_opt(const uint64_t *t, size_t n, const uint64_t *o,
 	uint64_t *v = xmalloc((no - 1) * sizeof(*v)), med;
 
 	for (size_t j = 0; j + 1 < no; j++)
-		v[j] = first_at(t, n, o[j + 1]) - first_at(t, n, o[j]);
+		v[j] = gt_lower_bound(t, n, o[j + 1]) - gt_lower_bound(t, n, o[j]);
 	med = gt_median_half(v, no - 1);
 	free(v);
 	return (size_t)med;
@@ -118,7 +102,7 @@ size_t steps_optimizer_merge(const struct diagnosis *d, struct step_stats *s)
 		return 1;
 	t = xmalloc(p->nopt * sizeof(*t));
 	for (size_t j = 0; j < p->nopt; j++) {
-		size_t i = first_at(s->t, s->nt, p->opt_t[j]);
+		size_t i = gt_lower_bound(s->t, s->nt, p->opt_t[j]);
 
 		if (i < s->nt && (!out || s->t[i] > t[out - 1]))
 			t[out++] = s->t[i];

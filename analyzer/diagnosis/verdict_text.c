@@ -246,7 +246,7 @@ static void memory_texts(struct ctx *c)
 			      d->host.state[HC_STAGE] + d->host.state[HC_ALLOC] +
 			      d->host.wait_upload;
 	if (batch_first) {
-		CHANGE("a larger batch (gradient accumulation if it must stay small)");
+		CHANGE(VERDICT_BATCH_CHANGE);
 		batch_texts(c);
 	}
 	if (c->gpu && copies)

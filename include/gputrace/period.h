@@ -127,19 +127,27 @@ static inline int gt_cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* How many times h occurs in the sorted v[0..n). */
-static inline size_t gt_count(const uint64_t *v, size_t n, uint64_t h)
+/* The first of the sorted v[0..n) at or after x: its index, or n. */
+static inline size_t gt_lower_bound(const uint64_t *v, size_t n, uint64_t x)
 {
-	size_t lo = 0, hi = n, k = 0;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid] < h)
+		if (v[mid] < x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* How many times h occurs in the sorted v[0..n). */
+static inline size_t gt_count(const uint64_t *v, size_t n, uint64_t h)
+{
+	size_t lo = gt_lower_bound(v, n, h), k = 0;
+
 	while (lo + k < n && v[lo + k] == h)
 		k++;
 	return k;
