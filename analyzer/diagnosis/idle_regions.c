@@ -3,7 +3,8 @@
  * idle_regions.c - which stretches of time the diagnosis looks at.  With
  * GPU records: inside the windows that had GPU timing, from the first to
  * the last thing a GPU ran (start-up before and teardown after are not
- * idle time).  Without: from the first to the last CUDA call.  With steps,
+ * idle time).  Without, or with none inside a window: from the first to
+ * the last CUDA call.  With steps,
  * the steady state runs from the first steady step to the end of the last
  * step; the warm-up (and start-up) is what comes before, shown apart.
  */
@@ -24,17 +25,24 @@ static void intersect(const struct span_list *cover, uint64_t a, uint64_t b,
 	span_normalize(out);
 }
 
+/*
+ * What the GPU records cover: inside the windows, from the first to the
+ * last thing a GPU ran.  A queue that runs behind the host can put all a
+ * short window's records after it (a window that CUPTI's attach left a
+ * few ms long): then nothing is covered, and the host's time is read as
+ * if no window had been.
+ */
 static void coverage(struct diagnosis *d, struct span_list *c)
 {
 	if (d->gpu_records) {
-		d->have_gpu = 1;
 		if (d->windows.n)
 			intersect(&d->windows, d->first_gpu, d->last_gpu, c);
 		else
 			span_add(c, d->first_gpu, d->last_gpu, NULL);
-	} else if (d->last_t > d->first_t) {
-		span_add(c, d->first_t, d->last_t, NULL);
+		d->have_gpu = c->n > 0;
 	}
+	if (!d->have_gpu && d->last_t > d->first_t)
+		span_add(c, d->first_t, d->last_t, NULL);
 	span_normalize(c);
 	if (d->cut_t) {                 /* past a cap: the timeline is partial */
 		struct span_list cut = { 0 };

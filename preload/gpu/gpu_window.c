@@ -551,16 +551,20 @@ static int triggered(uint64_t now)
 
 /*
  * Whether the steps still come: calls that made no step for STEP_CAP
- * steps, or no call for a second more, mean they stopped.  Measured on
- * the calls drained, not on the clock: a writer cycle that runs late
- * (CUPTI's buffers to take in) stops nothing.
+ * steps, or no call for a second more, mean they stopped (each counted
+ * from `since` where that is later).  Measured on the calls drained, not on
+ * the clock: a writer cycle that runs late (CUPTI's buffers to take in)
+ * stops nothing.  An open window counts from its opening: CUPTI's attach
+ * can hold the program's calls for seconds (another process on the GPU:
+ * 1.7 s on an H200), and steps held by it have not stopped.
  */
-static int steps_alive(uint64_t now, const struct gt_steps_view *v)
+static int steps_alive(uint64_t now, const struct gt_steps_view *v, uint64_t since)
 {
 	uint64_t slack = STEP_CAP * v->median_ns + 50 * MS;
+	uint64_t step = v->last_ns > since ? v->last_ns : since;
+	uint64_t call = v->last_call_ns > since ? v->last_call_ns : since;
 
-	return v->last_call_ns <= v->last_ns + slack &&
-	       now <= v->last_call_ns + slack + 1000 * MS;
+	return v->last_call_ns <= step + slack && now <= call + slack + 1000 * MS;
 }
 
 /* After a window that closed without its steps, the next steady steps
@@ -578,7 +582,7 @@ static int retry_short(void)
 static int steps_due(uint64_t now, const struct gt_steps_view *v)
 {
 	return v->source && !gt_gpu_cfg.place_clock && !gt_gpu_cfg.range_lo &&
-	       v->steady && steps_alive(now, v) &&
+	       v->steady && steps_alive(now, v, 0) &&
 	       (!gw.steps_windows || retry_short() || now >= gw.next_open);
 }
 
@@ -621,7 +625,7 @@ static uint64_t steps_inside(uint64_t *span)
 static int steps_window_done(uint64_t now, const struct gt_steps_view *v, uint64_t len)
 {
 	uint64_t span, whole = steps_inside(&span), expected;
-	int stopped = !steps_alive(now, v);
+	int stopped = !steps_alive(now, v, gw.opened);
 
 	expected = (gt_gpu_cfg.window_steps + 1) * v->median_ns;
 	if (expected < len)

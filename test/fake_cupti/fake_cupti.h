@@ -32,6 +32,8 @@
  *   FAKE_CUPTI_SWITCH_US        each cuptiActivityEnable and Disable
  *                               takes this long (0)
  *   FAKE_CUPTI_ATTACH_US        each cuptiSubscribe takes this long (0)
+ *   FAKE_CUPTI_ATTACH_HOLDS     1: other threads' driver calls wait until
+ *                               a cuptiSubscribe is done (0)
  *   FAKE_CUPTI_FLUSH_STALL_MS   the first flush stalls this long (0)
  */
 #ifndef GT_TEST_FAKE_CUPTI_H

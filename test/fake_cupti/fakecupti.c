@@ -27,6 +27,7 @@ static struct {
 	uint64_t queue_ns, kernel_ns, copy_ns, dropped, version, flush_stall_ms;
 	uint64_t switch_us;          /* each kind's enable and disable */
 	uint64_t attach_us;          /* each subscribe */
+	int attach_holds;            /* the driver's calls wait for it */
 	int64_t offset_ns, drift_ppm;
 	uint64_t t_load;
 	const char *counts;
@@ -158,6 +159,7 @@ __attribute__((constructor)) static void fake_cupti_load(void)
 	cfg.flush_stall_ms = env_num("FAKE_CUPTI_FLUSH_STALL_MS", 0);
 	cfg.switch_us = env_num("FAKE_CUPTI_SWITCH_US", 0);
 	cfg.attach_us = env_num("FAKE_CUPTI_ATTACH_US", 0);
+	cfg.attach_holds = (int)env_num("FAKE_CUPTI_ATTACH_HOLDS", 0);
 	cfg.t_load = mono();
 }
 
@@ -395,9 +397,23 @@ static void callback(CUpti_CallbackDomain d, int exit, uint32_t corr,
  * driver tells CUPTI: a correlation id, the callbacks, and for the op in
  * progress its driver call's id, times and the kinds enabled then (no
  * nesting: each fake driver call returns before the next starts). */
+static int attaching;                /* a subscribe under way */
+static __thread int attacher;        /* this thread's */
+
+/* With FAKE_CUPTI_ATTACH_HOLDS, as CUPTI's attach on a GPU shared with
+ * another process: the program's driver calls wait until it is done. */
+static void wait_attach(void)
+{
+	struct timespec ts = { 0, 100000 };
+
+	while (!attacher && __atomic_load_n(&attaching, __ATOMIC_ACQUIRE))
+		nanosleep(&ts, NULL);
+}
+
 static void driver_hook(int site, const char *sym)
 {
 	if (site == 0) {
+		wait_attach();
 		drv_corr_now = next_corr();
 		if (cur.active) {   /* the last one is the op's (a tracer's
 				       own calls come before it) */
@@ -512,7 +528,14 @@ static CUptiResult subscribe(CUpti_SubscriberHandle *s, char *old, size_t oldn)
 {
 	CUptiResult rc = CUPTI_SUCCESS;
 
+	if (cfg.attach_holds && cfg.attach_us) {
+		register_with_driver();
+		attacher = 1;
+		__atomic_store_n(&attaching, 1, __ATOMIC_RELEASE);
+	}
 	delay_us(cfg.attach_us);
+	__atomic_store_n(&attaching, 0, __ATOMIC_RELEASE);
+	attacher = 0;
 	pthread_mutex_lock(&st.lock);
 	if (cfg.taken || st.subscribed) {
 		n.subscribe_refused++;

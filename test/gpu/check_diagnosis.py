@@ -172,6 +172,12 @@ def recorded(name):
     return out, main, others
 
 
+def cuda_events(dump):
+    """How many CUDA calls a child's dump holds (0: a DataLoader worker)."""
+    rc, js, _ = sh([ANALYZE, "--json", dump])
+    return json.loads(js).get("events", 0) if rc == 0 else -1
+
+
 def trace(cmd, name, extra_env=None):
     """Like gpulib.trace, but when several processes wrote dumps (taskset
     execs python) the one with the most events is analyzed, and a program
@@ -192,11 +198,17 @@ def trace(cmd, name, extra_env=None):
         dump = max(dumps, key=lambda d: int(d[1]))[0]
         # forked children (DataLoader workers) end with _exit: no "wrote" line
         others = [p for p in glob.glob(os.path.join(WORK, name + "-*.bin")) if p != dump]
-    # its children's dumps with it: what its DataLoader workers ran
+    # its children's dumps with it: what its DataLoader workers ran (a child
+    # that made CUDA calls, such as shared-gpu's other process, is a process
+    # of its own: given with it, the analyzer would compare them as ranks)
+    others = [o for o in others if cuda_events(o) == 0]
     rc, js, aerr = sh([ANALYZE, "--json", dump] + others)
     if rc != 0:
         raise RuntimeError(f"{name}: analyzer rc={rc} {aerr}")
-    return dict(truth(out), **diaglib.host_truth(out)), json.loads(js), dump, others, out
+    js = json.loads(js)
+    if not js.get("diagnosis"):
+        raise RuntimeError(f"{name}: the report has no diagnosis (a ranks report?)")
+    return dict(truth(out), **diaglib.host_truth(out)), js, dump, others, out
 
 
 def traced(w, cuda, cache):

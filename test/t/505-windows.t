@@ -87,6 +87,31 @@ subtest 'set-up, then steady steps: the first window covers whole steady steps' 
 	     'and what it cost (the fake CUPTI costs next to nothing)');
 };
 
+subtest 'CUPTI\'s attach holds the calls 1.5 s: the window still covers its steps' => sub {
+	# As on a GPU another process computes on (1.7 s on an H200): the
+	# program's calls wait in the driver while CUPTI attaches, and the
+	# steps that come after are the window's, not a sign they stopped.
+	my $r = run_gpu(['--sleep-us=5000', 500], FAKE_CUPTI_ATTACH_US => 1_500_000,
+			FAKE_CUPTI_ATTACH_HOLDS => 1);
+
+	ran_ok($r, 'held attach') or return;
+	my @w = placed($r);
+	my $c = $r->{json}{tracing_cost} // {};
+
+	is($w[0]{reason}, 'steps', 'a window placed on the steps') or return;
+	cmp_ok($w[0]{end_ns} - $w[0]{start_ns}, '>=', 0.5e9,
+	       'the first is GPUTRACE_GPU_WINDOW_MS (500 ms) long: not closed as if the steps had stopped');
+	cmp_ok($c->{steps_inside} // 0, '>=', 10,
+	       'at least GPUTRACE_GPU_WINDOW_STEPS (10) whole steps inside');
+	cmp_ok($r->{json}{diagnosis}{timed_steps} // 0, '>=', 10,
+	       'the diagnosis times them');
+	my $g = gpu($r);
+	is($g->{launches_joined}, $g->{launches_in_windows}, 'every launch in it joined');
+	# the call held across the attach began before the window: its
+	# record has no launch in it (one thread: one call)
+	cmp_ok($g->{records}{unjoined}, '<=', 1, 'at most the held call\'s record unjoined');
+};
+
 subtest 'a kernel whose shape differs every other step: the step is one iteration' => sub {
 	my $r = run_gpu(['--alternate', '--sleep-us=5000', 300]);
 
