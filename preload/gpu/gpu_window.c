@@ -30,6 +30,7 @@
  * is timed; the counted calls' last wakes the writer to close it
  * (cupti.c), and once the steps are steady it becomes their window.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -43,6 +44,7 @@
 #include "preload/gpu/cupti.h"
 #include "preload/gpu/cupti_internal.h"
 #include "preload/gpu/gpu_window.h"
+#include "preload/base/dl.h"
 #include "preload/base/internal.h"
 #include "preload/base/settings.h"
 #include "preload/process/signals.h"
@@ -167,6 +169,23 @@ static int env_signal(void)
 	return sig;
 }
 
+#define START_CALLS_NATIVE 4096
+
+/*
+ * The start window's calls: GPUTRACE_GPU_START_CALLS where given; else
+ * on (4096) in a program without a Python interpreter, which a short run
+ * or a loop of CUDA graphs needs for any GPU timing, and off in one:
+ * with it on, 4 of 31 Python runs of the H200 diagnosis suite died at
+ * exit with the heap corrupted (cause not found), where no native
+ * program did, and Python programs' steps get windows of their own.
+ */
+static uint32_t start_calls(void)
+{
+	if (gt_setting_given(GT_S_GPU_START_CALLS))
+		return (uint32_t)gt_setting(GT_S_GPU_START_CALLS);
+	return gt_real_dlsym(RTLD_DEFAULT, "Py_IsInitialized") ? 0 : START_CALLS_NATIVE;
+}
+
 static void load_windows(struct gt_gpu_cfg *c)
 {
 	const char *t = gt_setting_text(GT_S_GPU_TRIGGER);
@@ -177,7 +196,7 @@ static void load_windows(struct gt_gpu_cfg *c)
 	c->window_steps = (uint32_t)gt_setting(GT_S_GPU_WINDOW_STEPS);
 	c->place_clock = (int)gt_setting(GT_S_GPU_PLACE);      /* steps|clock */
 	env_range(&c->range_lo, &c->range_hi);
-	c->start_calls = c->range_lo ? 0 : (uint32_t)gt_setting(GT_S_GPU_START_CALLS);
+	c->start_calls = c->range_lo ? 0 : start_calls();
 	c->signal = env_signal();
 	if (t && strlen(t) < sizeof(c->trigger))
 		strcpy(c->trigger, t);

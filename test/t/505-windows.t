@@ -30,7 +30,8 @@ my $tmp = tempdir('gt-windows-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{GT_KEEP});
 sub run_gpu {
 	my ($args, %env) = @_;
 	my $r = GtRun::run(['w_gpu', @$args], env => {
-		GPUTRACE_GPU => undef, FAKE_CUPTI_KERNEL_NS => 10_000, FAKE_CUPTI_COPY_NS => 5_000,
+		GPUTRACE_GPU => undef, GPUTRACE_GPU_START_CALLS => 0,
+		FAKE_CUPTI_KERNEL_NS => 10_000, FAKE_CUPTI_COPY_NS => 5_000,
 		FAKE_CUDA_SYNC_NS => 1000, FAKE_CUDA_COPY_NS => 1000, %env });
 
 	$r->{truth} = { $r->{stdout} =~ /(\w+)=(\d+)/g };
