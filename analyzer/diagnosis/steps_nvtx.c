@@ -4,7 +4,8 @@
  * ranges at the top level of their thread (or one level down), by name,
  * with the time of each.  Framework ranges (emit_nvtx's "aten::mm",
  * NCCL's own) are not steps.  The step range is the repeated name that
- * covers the most time; when that name repeats only a few times and a
+ * covers the most time among those whose ranges spread over the run's
+ * loop (at least half the widest spread); when that name repeats only a few times and a
  * name nested in it repeats far more (epochs around steps), the nested
  * one is taken.  A step gives the GPU work: a name whose ranges hold
  * fewer GPU calls (made by any thread while one is open) than there are
@@ -124,15 +125,44 @@ static int goes_on(const struct diagnosis *d, const struct nvtx_cand *c)
 	       LATE_SHARE * (d->last_t - last) <= d->last_t - d->first_t;
 }
 
-/* The best candidate at a depth: repeated until the end, the most time. */
+/* From a name's first range's start to its last range's end. */
+static uint64_t spread(const struct nvtx_cand *c)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < c->spans.n; i++) {
+		lo = c->spans.v[i].t0 < lo ? c->spans.v[i].t0 : lo;
+		hi = c->spans.v[i].t1 > hi ? c->spans.v[i].t1 : hi;
+	}
+	return hi > lo ? hi - lo : 0;
+}
+
+static int eligible(const struct diagnosis *d, const struct nvtx_cand *c,
+		    uint32_t depth)
+{
+	return c->depth == depth && c->spans.n >= MIN_STEPS &&
+	       c->gpu_calls >= c->count && goes_on(d, c);
+}
+
+/*
+ * The best candidate at a depth: repeated until the end, over at least
+ * half the longest stretch any name's ranges spread over (the loop's;
+ * XLA autotunes a module in a burst of ranges near the end of its
+ * compile, which hold more time than the step's short ones), then the
+ * most time.
+ */
 static struct nvtx_cand *best_at(const struct diagnosis *d, uint32_t depth)
 {
 	struct nvtx_cand *c, *best = NULL;
+	uint64_t widest = 0;
 	size_t pos = 0;
 
+	while ((c = hmap_next(&d->cands, &pos)))
+		if (eligible(d, c, depth) && spread(c) > widest)
+			widest = spread(c);
+	pos = 0;
 	while ((c = hmap_next(&d->cands, &pos))) {
-		if (c->depth != depth || c->spans.n < MIN_STEPS ||
-		    c->gpu_calls < c->count || !goes_on(d, c))
+		if (!eligible(d, c, depth) || 2 * spread(c) < widest)
 			continue;
 		if (!best || c->total_ns > best->total_ns ||
 		    (c->total_ns == best->total_ns && strcmp(c->key, best->key) < 0))
@@ -162,7 +192,8 @@ static int near_count(uint64_t a, uint64_t b)
  * steps; JAX runs a small jitted add twice an iteration after its step)
  * may cover more time than the step's own: when another name at its
  * depth repeats once a step of the pattern, and c's count is a multiple
- * of it, that name is the step.  c, or that name.
+ * of it, and its ranges spread over at least half of c's stretch, that
+ * name is the step.  c, or that name.
  */
 static struct nvtx_cand *once_a_step(const struct diagnosis *d,
 				     struct nvtx_cand *c, uint64_t pattern)
@@ -175,9 +206,8 @@ static struct nvtx_cand *once_a_step(const struct diagnosis *d,
 	while ((o = hmap_next(&d->cands, &pos))) {
 		uint64_t k;
 
-		if (o == c || o->depth != c->depth || o->spans.n < MIN_STEPS ||
-		    o->gpu_calls < o->count || !goes_on(d, o) ||
-		    !near_count(o->spans.n, pattern))
+		if (o == c || !eligible(d, o, c->depth) ||
+		    2 * spread(o) < spread(c) || !near_count(o->spans.n, pattern))
 			continue;
 		k = (c->spans.n + o->spans.n / 2) / o->spans.n;
 		if (k >= 2 && near_count(c->spans.n, k * o->spans.n) &&

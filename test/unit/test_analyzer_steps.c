@@ -4,7 +4,8 @@
  * what repeats within them: the optimizer's step over micro-batches
  * (gradient accumulation), anchor calls before the loop began (weights
  * uploaded one by one), a compiler's threads whose patterns came in
- * bursts, and an NVTX range repeated twice a step of the launch pattern.
+ * bursts, an NVTX range repeated twice a step of the launch pattern, and
+ * an autotuning burst of longer NVTX ranges before the loop.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -219,6 +220,19 @@ static struct nvtx_cand *range(struct diagnosis *d, const char *name, size_t n,
 	return c;
 }
 
+static void free_cands(struct diagnosis *d)
+{
+	struct nvtx_cand *c;
+	size_t pos = 0;
+
+	while ((c = hmap_next(&d->cands, &pos))) {
+		free(c->key);
+		free(c->name);
+		free(c->spans.v);
+		free(c);
+	}
+}
+
 /*
  * JAX's step, a jitted train_step (200 ranges), and a jitted add run
  * twice an iteration after it (400 ranges that take more of the host's
@@ -233,8 +247,6 @@ static void test_nvtx_twice_a_step(void **state)
 	(void)state;
 	for (size_t i = 0; i < 4; i++) {
 		struct diagnosis *d = new_diag();
-		struct nvtx_cand *c;
-		size_t pos = 0;
 
 		d->first_t = MS;
 		d->last_t = MS + 200 * 6 * MS;
@@ -243,12 +255,37 @@ static void test_nvtx_twice_a_step(void **state)
 		assert_int_equal(steps_nvtx_pick(d, &s, pattern[i]), 1);
 		assert_non_null(strstr(s.name, want[i]));
 		steps_release(&s);
-		while ((c = hmap_next(&d->cands, &pos))) {
-			free(c->key);
-			free(c->name);
-			free(c->spans.v);
-			free(c);
-		}
+		free_cands(d);
+		free_diag(d);
+	}
+}
+
+/*
+ * XLA autotunes a module in a burst near the end of its compile: 40
+ * ranges of 1.2 ms over 100 ms, late enough to reach the run's last
+ * quarter, with more time in them (48 ms) than the 200 short ranges of
+ * the step (0.2 ms each, over 1.2 s).  The step spreads over the loop:
+ * it is jit_train_step, whatever the launch pattern says.
+ */
+static void test_nvtx_autotune_burst(void **state)
+{
+	struct step_stats s = { 0 };
+	uint64_t pattern[] = { 0, 40, 200 };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct diagnosis *d = new_diag();
+		uint64_t loop = 8000 * MS;
+
+		d->first_t = MS;
+		d->last_t = loop + 200 * 6 * MS;
+		range(d, "gemm_fusion_dot.1", 40, loop - 300 * MS, 2500000, 1200000);
+		range(d, "jit_train_step", 200, loop, 6 * MS, 200000);
+		assert_int_equal(steps_nvtx_pick(d, &s, pattern[i]), 1);
+		assert_non_null(strstr(s.name, "jit_train_step"));
+		assert_int_equal(s.nt, 201);
+		steps_release(&s);
+		free_cands(d);
 		free_diag(d);
 	}
 }
@@ -261,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_anchor_before_loop),
 		cmocka_unit_test(test_bursts_are_no_loop),
 		cmocka_unit_test(test_nvtx_twice_a_step),
+		cmocka_unit_test(test_nvtx_autotune_burst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
