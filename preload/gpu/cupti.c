@@ -57,6 +57,7 @@ static struct {
 	int latency_asked;
 	int latency_unsafe;         /* left off: this CUPTI can deadlock */
 	int forgotten;              /* a forked child */
+	int graph_trace;            /* graph runs whole while enabled */
 	uint32_t state;             /* enum gt_cupti_state, 0 = not yet */
 	uint32_t version;
 	const char *why;
@@ -393,11 +394,11 @@ static void disable_kinds(size_t n)
 {
 	while (n--)
 		gt_cupti.cuptiActivityDisable(kinds[n]);
-	if (gt_gpu_cfg.graph_trace)
+	if (cs.graph_trace)
 		gt_cupti.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
 }
 
-int gt_cupti_enable(void)
+int gt_cupti_enable(int graphs_whole)
 {
 	CUptiResult rc = CUPTI_SUCCESS;
 	size_t i;
@@ -412,8 +413,10 @@ int gt_cupti_enable(void)
 	rc = callbacks(1);
 	if (rc == CUPTI_SUCCESS)
 		atomic_store(&gt_gpu_on, 1);
-	if (rc == CUPTI_SUCCESS && gt_gpu_cfg.graph_trace)  /* old CUPTI: nodes */
-		gt_cupti.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+	cs.graph_trace = rc == CUPTI_SUCCESS &&     /* old CUPTI: nodes */
+			 (gt_gpu_cfg.graph_trace || graphs_whole) &&
+			 gt_cupti.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) ==
+			 CUPTI_SUCCESS;
 	for (i = 0; rc == CUPTI_SUCCESS && i < NKINDS; i++) {
 		rc = gt_cupti.cuptiActivityEnable(kinds[i]);
 		if (rc != CUPTI_SUCCESS && kinds[i] == CUPTI_ACTIVITY_KIND_MEMCPY2)

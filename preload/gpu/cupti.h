@@ -78,8 +78,10 @@ static inline void gt_cupti_early(void)
 
 /* Load and subscribe if not yet done; 0 when subscribed. */
 int gt_cupti_attach(void);
-/* Start pushing ids, then enable the activity kinds; 0 on success. */
-int gt_cupti_enable(void);
+/* Start pushing ids, then enable the activity kinds; 0 on success.
+ * graphs_whole: a record per graph run (CUPTI's graph trace), not per
+ * node, whatever GPUTRACE_GPU_GRAPHS says. */
+int gt_cupti_enable(int graphs_whole);
 /* Disable the kinds; then gt_cupti_ids_off stops the join (and its
  * callbacks). */
 void gt_cupti_disable(void);

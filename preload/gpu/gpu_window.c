@@ -407,7 +407,7 @@ static void open_window(uint64_t now, uint32_t reason)
 	put_clock(now);
 	gt_cupti_work_reset();
 	gt_cupti_limit_calls(reason == GT_WINDOW_START ? gt_gpu_cfg.start_calls : 0);
-	failed = gt_cupti_enable();
+	failed = gt_cupti_enable(reason == GT_WINDOW_START);
 	timed_since(SW_ENABLE, t);
 	if (failed) {
 		gw.phase = P_DONE;
@@ -885,7 +885,7 @@ void gt_cupti_early_slow(void)
 	if (!reason)
 		return;
 	gt_cupti_limit_calls(reason == GT_WINDOW_START ? gt_gpu_cfg.start_calls : 0);
-	if (gt_cupti_enable())
+	if (gt_cupti_enable(reason == GT_WINDOW_START))
 		return;
 	atomic_store(&early_took[0], t1 - t0);
 	atomic_store(&early_took[1], gt_now() - t1);

@@ -62,6 +62,8 @@ static struct {
 	                               the GPU (cuDeviceGet...) */
 	unsigned long kernels, memcpys, memsets, syncs, lost;
 	unsigned long buffers, refused;
+	unsigned long graph_trace;  /* asked for a record per graph run (this
+				       fake, as an old CUPTI, records nodes) */
 	unsigned long busy_ns;      /* union of GPU intervals (one thread) */
 } n;
 
@@ -174,7 +176,7 @@ __attribute__((destructor)) static void fake_cupti_unload(void)
 	P(flush); P(flush_forced); P(latency); P(cb_enter); P(cb_exit); P(cb_op);
 	P(cb_other);
 	P(kernels); P(memcpys); P(memsets); P(syncs); P(lost);
-	P(buffers); P(refused);
+	P(buffers); P(refused); P(graph_trace);
 	n.busy_ns += busy_end - busy_start;
 	P(busy_ns);
 #undef P
@@ -638,6 +640,7 @@ static void switch_delay(void)
 EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
 	switch_delay();
+	n.graph_trace += kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
 	if ((unsigned)kind >= MAX_KINDS || kind == CUPTI_ACTIVITY_KIND_KERNEL)
 		return CUPTI_ERROR_NOT_COMPATIBLE;  /* a test must see KERNEL */
 	if (!record_size(kind) && kind != CUPTI_ACTIVITY_KIND_MEMCPY2)

@@ -149,6 +149,10 @@ subtest 'a loop of CUDA graphs' => sub {
 	is($g->{records}{kernels}, $r->{truth}{graphs}, "a GPU record for each graph's run");
 	is($g->{records}{$_}, 0, "graphs: $_ 0") for qw(unjoined orphans);
 	is($r->{json}{steps}{count}, $r->{truth}{graphs} - 1, 'a step per graph launch');
+	# CUPTI's record per node costs a graph launch 80 times its host time
+	# on the H200 (100 nodes of 1 us); the start window asks for a record
+	# per graph run (this fake, as an old CUPTI, still gives nodes)
+	is($r->{fc}{graph_trace}, 1, 'the start window asks for whole graph runs');
 };
 
 subtest 'a long run: the start window closes after its calls' => sub {
@@ -183,6 +187,7 @@ subtest 'steady steps in the start window: it hands over to their window' => sub
 	is($w[0]{off_ns}, $w[0]{end_ns}, 'the first ends where CUPTI stays on');
 	is($w[1]{start_ns}, $w[0]{end_ns} + 1, 'the second begins right after');
 	is($r->{fc}{subscribe}, 1, 'CUPTI subscribed once');
+	is($r->{fc}{graph_trace}, 1, 'whole graph runs asked for once: the steps\' window keeps them');
 	is($r->{fc}{disable}, $r->{fc}{enable}, 'its kinds switched on and off once');
 	all_joined($r, 'hand-over');
 
