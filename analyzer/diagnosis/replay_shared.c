@@ -9,7 +9,10 @@
  *
  *   - a shape whose median run is within ALONE_SPREAD of its fast runs
  *     (10th percentile) mostly ran alone: its median is its time alone;
- *     its slowed runs (HIT_FACTOR and more) count how often a slice came;
+ *     its slowed runs (HIT_FACTOR and more) count how often a slice came,
+ *     and what they lost, how long a slice is;
+ *   - unless its fast runs are as long as a slice: such a kernel never
+ *     fits between two, and all its runs are slowed alike;
  *   - those shapes give the stretch: their total time over their time
  *     alone, the other process's slices per unit of this one's work;
  *   - a shape that never ran alone (longer than the slices) takes its
@@ -73,8 +76,7 @@ static struct run *kernel_runs(const struct rp_graph *g, size_t *n)
 	return v;
 }
 
-static void stat_of(const struct run *v, size_t n, struct shape_stat *s,
-		    struct stretch *st)
+static void stat_of(const struct run *v, size_t n, struct shape_stat *s)
 {
 	double sum = 0;
 
@@ -87,13 +89,59 @@ static void stat_of(const struct run *v, size_t n, struct shape_stat *s,
 	s->median = v[n / 2].dur;
 	s->mean = sum / (double)n;
 	s->alone = n >= MIN_RUNS && s->median <= ALONE_SPREAD * (double)s->fast;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The other process's slice: the median time a slowed run of a shape
+ * that mostly ran alone lost (its time less its median); 0 when no run
+ * was slowed.  A shape whose fast runs are this long or longer cannot
+ * run between two slices: its runs are all slowed alike, and its median
+ * is no time alone (a long matrix product beside a process that
+ * computes without pause).
+ */
+static uint64_t slice_of(const struct run *v, const struct shape_stat *s,
+			 size_t ns)
+{
+	uint64_t *lost = NULL, slice = 0;
+	size_t n = 0, cap = 0;
+
+	for (size_t k = 0, a = 0; k < ns; a += s[k].n, k++) {
+		for (size_t i = a; s[k].alone && i < a + s[k].n; i++) {
+			if (v[i].dur <= HIT_FACTOR * (double)s[k].median)
+				continue;
+			if (n == cap)
+				lost = xrealloc(lost, (cap = cap ? 2 * cap : 64) * sizeof(*lost));
+			lost[n++] = v[i].dur - s[k].median;
+		}
+	}
+	if (n) {
+		qsort(lost, n, sizeof(*lost), by_u64);
+		slice = lost[n / 2];
+	}
+	free(lost);
+	return slice;
+}
+
+/* What the shapes that ran alone say of the stretch. */
+static void add_stretch(const struct run *v, const struct shape_stat *s,
+			struct stretch *st)
+{
+	double sum = s->mean * (double)s->n;
+
 	st->all += sum;
 	if (!s->alone)
 		return;
 	st->known += sum;
 	st->total += sum;
-	st->alone += (double)n * (double)s->median;
-	for (size_t i = 0; i < n; i++)
+	st->alone += (double)s->n * (double)s->median;
+	for (size_t i = 0; i < s->n; i++)
 		st->hits += v[i].dur > HIT_FACTOR * (double)s->median;
 }
 
@@ -104,6 +152,7 @@ static struct shape_stat *shape_stats(const struct rp_graph *g, size_t *n,
 	size_t nr, a = 0;
 	struct run *v = kernel_runs(g, &nr);
 	struct shape_stat *s = xcalloc(nr + 1, sizeof(*s));
+	uint64_t slice;
 
 	*n = 0;
 	while (a < nr) {
@@ -111,8 +160,15 @@ static struct shape_stat *shape_stats(const struct rp_graph *g, size_t *n,
 
 		while (b < nr && v[b].shape == v[a].shape)
 			b++;
-		stat_of(&v[a], b - a, &s[(*n)++], st);
+		stat_of(&v[a], b - a, &s[(*n)++]);
 		a = b;
+	}
+	slice = slice_of(v, s, *n);
+	a = 0;
+	for (size_t k = 0; k < *n; a += s[k].n, k++) {
+		if (slice && s[k].fast >= slice)
+			s[k].alone = 0;
+		add_stretch(&v[a], &s[k], st);
 	}
 	free(v);
 	return s;

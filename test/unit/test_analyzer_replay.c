@@ -459,6 +459,33 @@ static void test_fix_unshared(void **state)
 	assert_float_equal(r.gain_hi, 1 - (1000 + 5 * 680.0) / 18000, 1e-3);
 }
 
+/* A long shape L whose runs are all slowed alike (4900 to 5100: as if
+ * alone by their spread) beside a short one S slowed twice in 20 runs by
+ * a slice of 2500 (100, or 2600): L's fast runs are longer than a slice,
+ * so none ran between two.  S says the stretch: 7000 where alone 2000,
+ * 3.5x; L alone 5010 / 3.5 = 1431 a run: 32050 becomes 2000 + 7157. */
+static void test_fix_unshared_long(void **state)
+{
+	static const uint64_t longer[5] = { 5000, 5100, 4900, 5050, 5000 };
+	struct fixture f;
+	struct rp_fix_result r;
+	struct rp_env e = { .other_share = 0.5 };
+	uint64_t base;
+
+	(void)state;
+	init(&f, 1);
+	for (int i = 0; i < 20; i++)
+		op(&f, item(&f, RK_LAUNCH, 1, 0), i % 10 == 3 ? 2600 : 100, 0, 0)->shape = 1;
+	for (int i = 0; i < 5; i++)
+		op(&f, item(&f, RK_LAUNCH, 1, 0), longer[i], 0, 0)->shape = 2;
+	wait_on(item(&f, RK_SYNC, 1, 0), RW_ALL, 0, 0);
+	base = replay_run(&f.g, NULL);
+	assert_int_equal(base, 32050);
+	replay_fix(&f.g, &e, FIX_ENV, base, &r, NULL, NULL);
+	assert_true(r.applies);
+	assert_float_equal(r.gain, 1 - (2000 + 5 * 5010 / 3.5) / 32050, 1e-3);
+}
+
 /* Two steps of a launch (kernel 100), a copy of 4 bytes back that waits
  * for itself, CPU 50, then a copy of the value back up (4 bytes): the
  * launches after the wait depend on what it read; it stays.  A larger
@@ -510,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_fix_accumulation),
 		cmocka_unit_test(test_fix_batch_host),
 		cmocka_unit_test(test_fix_unshared),
+		cmocka_unit_test(test_fix_unshared_long),
 		cmocka_unit_test(test_fix_sync_value),
 	};
 
