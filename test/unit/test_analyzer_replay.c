@@ -434,25 +434,35 @@ static void test_fix_batch_host(void **state)
  * stretch: S took 3000 where alone 1000, 3x; L alone 3000 / 3 = 1000:
  * 1000 + 5000, -67%.  Two runs slowed: the stretch's error 1/sqrt(2),
  * its ends 1 + 2 (1 -+ 0.707): L 1892 or 680 a run. */
+/* Kernels of durations dur (shape 1 up to `short_max`, else 2) launched
+ * back to back, then a context sync; the environment fixed: base and
+ * what the fix says. */
+static uint64_t unshared(const uint64_t *dur, size_t n, uint64_t short_max,
+			 struct rp_fix_result *r)
+{
+	struct fixture f;
+	struct rp_env e = { .other_share = 0.5 };
+	uint64_t base;
+
+	init(&f, 1);
+	for (size_t i = 0; i < n; i++)
+		op(&f, item(&f, RK_LAUNCH, 1, 0), dur[i], 0, 0)->shape =
+			dur[i] <= short_max ? 1 : 2;
+	wait_on(item(&f, RK_SYNC, 1, 0), RW_ALL, 0, 0);
+	base = replay_run(&f.g, NULL);
+	replay_fix(&f.g, &e, FIX_ENV, base, r, NULL, NULL);
+	return base;
+}
+
 static void test_fix_unshared(void **state)
 {
 	static const uint64_t dur[15] = { 100, 2400, 100, 100, 1100, 2700, 100,
 					   100, 3000, 100, 1100, 3300, 100, 100,
 					   3600 };
-	struct fixture f;
 	struct rp_fix_result r;
-	struct rp_env e = { .other_share = 0.5 };
-	uint64_t base;
 
 	(void)state;
-	init(&f, 1);
-	for (int i = 0; i < 15; i++)
-		op(&f, item(&f, RK_LAUNCH, 1, 0), dur[i], 0, 0)->shape =
-			dur[i] <= 1100 ? 1 : 2;
-	wait_on(item(&f, RK_SYNC, 1, 0), RW_ALL, 0, 0);
-	base = replay_run(&f.g, NULL);
-	assert_int_equal(base, 18000);
-	replay_fix(&f.g, &e, FIX_ENV, base, &r, NULL, NULL);
+	assert_int_equal(unshared(dur, 15, 1100, &r), 18000);
 	assert_true(r.applies);
 	assert_int_equal(r.span, 6000);
 	assert_float_equal(r.gain_lo, 1 - (1000 + 5 * 1892.0) / 18000, 1e-3);
@@ -466,22 +476,13 @@ static void test_fix_unshared(void **state)
  * 3.5x; L alone 5010 / 3.5 = 1431 a run: 32050 becomes 2000 + 7157. */
 static void test_fix_unshared_long(void **state)
 {
-	static const uint64_t longer[5] = { 5000, 5100, 4900, 5050, 5000 };
-	struct fixture f;
+	uint64_t dur[25] = { 5000, 5100, 4900, 5050, 5000 };
 	struct rp_fix_result r;
-	struct rp_env e = { .other_share = 0.5 };
-	uint64_t base;
 
 	(void)state;
-	init(&f, 1);
 	for (int i = 0; i < 20; i++)
-		op(&f, item(&f, RK_LAUNCH, 1, 0), i % 10 == 3 ? 2600 : 100, 0, 0)->shape = 1;
-	for (int i = 0; i < 5; i++)
-		op(&f, item(&f, RK_LAUNCH, 1, 0), longer[i], 0, 0)->shape = 2;
-	wait_on(item(&f, RK_SYNC, 1, 0), RW_ALL, 0, 0);
-	base = replay_run(&f.g, NULL);
-	assert_int_equal(base, 32050);
-	replay_fix(&f.g, &e, FIX_ENV, base, &r, NULL, NULL);
+		dur[5 + i] = i % 10 == 3 ? 2600 : 100;
+	assert_int_equal(unshared(dur, 25, 2600, &r), 32050);
 	assert_true(r.applies);
 	assert_float_equal(r.gain, 1 - (2000 + 5 * 5010 / 3.5) / 32050, 1e-3);
 }
