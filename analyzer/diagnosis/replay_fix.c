@@ -44,6 +44,7 @@
 
 #define LAUNCH_COST_NS 5000     /* when the span has no plain launch */
 #define READBACK_MAX (1u << 20) /* copies back this small: a sync */
+#define DATA_READBACK 1024      /* copies back larger: data, not scalars */
 #define SCALAR_BYTES 16         /* a copy up this small: a value read back
 				   going back */
 
@@ -156,12 +157,45 @@ static size_t thread_end(const struct rp_graph *g, size_t i)
 	return g->nitems;
 }
 
+/* A call that gives the GPU work: the end of the host's work on what
+ * it read back. */
+static int feeds_gpu(const struct rp_item *it)
+{
+	return it->kind == RK_LAUNCH || it->kind == RK_GRAPH || it->kind == RK_SET ||
+	       it->kind == RK_NCCL || (it->kind == RK_COPY && it->dir != GT_DIR_DTOH);
+}
+
+/*
+ * The host's work right after a readback of data (more than a few
+ * scalars: predictions, a tensor to convert), up to its next call that
+ * gives the GPU work (other readbacks between): it works on what was
+ * read, and goes to the GPU with it (metrics kept on the GPU, read every
+ * N steps).  How long it took in all.
+ */
+static uint64_t drop_consumer(struct edit *ed, size_t i, size_t end)
+{
+	uint64_t dropped = 0;
+
+	if (!(ed->g->items[i].flags & RPF_READBACK) ||
+	    ed->g->items[i].bytes <= DATA_READBACK)
+		return 0;
+	for (size_t j = i + 1; j < end && !feeds_gpu(&ed->g->items[j]); j++) {
+		if (ed->g->items[j].kind != RK_CPU)
+			continue;
+		dropped += ed->g->items[j].own;
+		fix_item(ed, j)->own = 0;
+	}
+	return dropped;
+}
+
 /* Waits on results no longer wait, but in one step of RP_SYNC_KEEP and
  * where the value goes back to the GPU: the host's work after them
- * overlaps the GPU work queued before. */
-static int fix_sync(struct edit *ed, struct rp_fix_result *r)
+ * overlaps the GPU work queued before.  After a readback of data, that
+ * work goes with it (drop_consumer), but at the band's low end. */
+static int fix_sync(struct edit *ed, enum rp_end band_end_, struct rp_fix_result *r)
 {
 	int changed = 0, implicit = 0;
+	uint64_t dropped = 0;
 	size_t end = 0;
 
 	r->k = RP_SYNC_KEEP;
@@ -174,12 +208,18 @@ static int fix_sync(struct edit *ed, struct rp_fix_result *r)
 			continue;
 		implicit |= it->flags & RPF_IMPLICIT;
 		fix_item(ed, i)->wkind = RW_NONE;
+		if (band_end_ != RP_LOW)
+			dropped += drop_consumer(ed, i, end);
 		changed = 1;
 	}
 	if (changed)
 		fix_assume(r, "nothing launched before the next wait reads the "
 			   "value read back (no copy of a scalar back up to the GPU "
 			   "is seen)");
+	if (dropped)
+		fix_assume(r, "the host's work right after each readback of more "
+			   "than %u bytes works on what it read and goes to the GPU "
+			   "with it (the band's low end keeps it)", DATA_READBACK);
 	if (implicit)
 		fix_assume(r, "the host's time outside CUDA that ends as the GPU's "
 			   "work does is a wait for it (another thread's, or a poll)");
@@ -371,7 +411,7 @@ static int apply(struct edit *ed, const struct rp_env *e, enum rp_end end,
 	switch (r->fix) {
 	case FIX_SYNC:
 		r->cls = VC_COMM;
-		return fix_sync(ed, r);
+		return fix_sync(ed, end, r);
 	case FIX_PINNED:
 		r->cls = VC_MEMORY;
 		return fix_pinned(ed, e, &r->k);
@@ -425,6 +465,9 @@ static double band_end(const struct rp_graph *g, const struct rp_env *e,
 
 /* What each fix's band rests on, when a fix says nothing more. */
 static const char *const unknowns[FIX_KINDS] = {
+	[FIX_SYNC] = "whether the host's work after a readback of data works "
+		     "on what it read (it goes to the GPU with the readback) or "
+		     "not (it stays, and overlaps the GPU's work)",
 	[FIX_BATCH] = "whether the host's work outside CUDA grows with the "
 		      "batch, and the workers' pace, are not known",
 	[FIX_ENV] = "a launch's host cost without the wait lies between a "

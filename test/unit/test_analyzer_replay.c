@@ -6,8 +6,9 @@
  * backlog), then each fix: syncs removed, pinned copies, CUDA graphs,
  * DataLoader workers (a supply of batches), a larger batch (the host's
  * data work growing with it, gradient accumulation merged), the
- * environment (launches unblocked, kernels as long as alone), a sync
- * whose value goes back to the GPU kept.
+ * environment (launches unblocked, kernels as long as alone, a long
+ * kernel that never ran alone), a sync whose value goes back to the GPU
+ * kept, the host's work on data read back going with its sync.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -524,6 +525,50 @@ static void test_fix_sync_value(void **state)
 	assert_true(r.applies);
 }
 
+/* Four steps of a launch (kernel 100), a readback of `bytes` that waits
+ * for itself, a scalar's (.item()), then CPU 300 (metrics on what was
+ * read).  Read back as data (32 KiB), the CPU after it goes with the
+ * syncs at the point and the band's high end; at its low end it stays,
+ * as after a scalar's readback alone (4 bytes), where nothing goes. */
+static double sync_gain(uint64_t bytes, struct rp_fix_result *r)
+{
+	struct fixture f;
+	struct rp_env e = { 0 };
+
+	init(&f, 4);
+	for (uint32_t s = 0; s < 4; s++) {
+		op(&f, item(&f, RK_LAUNCH, 10, s), 100, 0, 0);
+		for (int k = 0; k < 2; k++) {
+			struct rp_item *c = item(&f, RK_COPY, 5, s);
+
+			c->dir = GT_DIR_DTOH;
+			c->bytes = k ? 4 : bytes;
+			c->flags = RPF_READBACK;
+			op(&f, c, 1, 0, 0)->kind = RO_COPY;
+			wait_on(c, RW_OP, f.g.nops - 1, 2);
+		}
+		item(&f, RK_CPU, 300, s);
+	}
+	replay_fix(&f.g, &e, FIX_SYNC, replay_run(&f.g, NULL), r, NULL, NULL);
+	return r->gain;
+}
+
+static void test_fix_sync_data(void **state)
+{
+	struct rp_fix_result scalar, data;
+
+	(void)state;
+	sync_gain(4, &scalar);
+	sync_gain(32768, &data);
+	assert_true(scalar.applies && data.applies);
+	assert_float_equal(scalar.gain_hi, scalar.gain, 1e-9);
+	assert_true(data.gain > scalar.gain + 0.3);
+	assert_float_equal(data.gain_hi, data.gain, 1e-9);
+	assert_float_equal(data.gain_lo, scalar.gain, 1e-9);
+	assert_non_null(strstr(data.assume, "more than 1024 bytes"));
+	assert_null(strstr(scalar.assume, "more than 1024 bytes"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_fix_unshared),
 		cmocka_unit_test(test_fix_unshared_long),
 		cmocka_unit_test(test_fix_sync_value),
+		cmocka_unit_test(test_fix_sync_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
