@@ -9,9 +9,9 @@
  * is the class of the fix with the largest simulated gain (all in one
  * currency: the time per unit of work saved, replay.h), and each replayed
  * class's gain is that point with the fix's band widened by the replay's
- * error; a run no fix would speed up by RP_HEALTHY_GAIN whose GPU
- * computes most of the time is healthy, the rules' classes after it with
- * their replayed gains (else those classes alone).  Otherwise the rules'
+ * error; a run no fix would speed up by RP_HEALTHY_GAIN is healthy where
+ * the replay refutes the rules' first class (healthy_first), the rules'
+ * classes after it with their replayed gains; else those classes alone.  Otherwise the rules'
  * verdict stands, and the report says why.  The fixes learn from the
  * dump what the graph does not hold (replay_env): the workers, a
  * DataLoader seen, the cores, the memory's headroom.
@@ -30,8 +30,8 @@
 
 #define RP_MIN_GAIN 0.02            /* a fix that saves less: not listed */
 #define RP_HEALTHY_GAIN 0.10        /* no fix saves this... */
-#define RP_HEALTHY_BUSY 0.70        /* ...and the GPU computes this share
-				       of the time: healthy */
+#define RP_HEALTHY_CAUSE 0.33       /* ...and no cause holds this share of
+				       the steady time: healthy */
 #define RP_BAND_MIN 0.01            /* the narrowest band around a gain */
 
 /* The host cost of the dump's graph launches, 0 none: the 10th
@@ -379,21 +379,26 @@ static void listed_gains(struct diagnosis *d, const struct rp_summary *s,
 	}
 }
 
-/* The run comes out healthy where its GPU computes most of the time
- * and no fix would speed it up by much (a GPU idle while copies run is
- * a transfer-bound run, whatever the fixes replayed say).  Its score is
- * the GPU's busy share of the steady state, as the rules'. */
-static void healthy_first(struct diagnosis *d)
+/*
+ * The run comes out healthy where no fix would speed it up by much, the
+ * rules' first class has a fix of its own replayed (which then gains
+ * under RP_HEALTHY_GAIN: the replay refutes it), and that class holds
+ * under a third of the steady time (a GPU idle while its copies run is
+ * transfer-bound, whatever the fixes replayed say).  A class no replayed
+ * fix covers (the host's own work, without a DataLoader) stands.  Its
+ * score is the GPU's busy share of the steady state.
+ */
+static void healthy_first(struct model *m, struct diagnosis *d,
+			  const struct rp_summary *s)
 {
-	double busy = d->steady.span_ns ?
-		      (double)d->steady.busy_ns / (double)d->steady.span_ns : 0;
-
 	if (d->v[0].cls == VC_HEALTHY || d->nv >= VC_KINDS ||
-	    busy < RP_HEALTHY_BUSY)
+	    d->v[0].score >= RP_HEALTHY_CAUSE || !best_fix(s, d->v[0].cls))
 		return;
 	memmove(&d->v[1], &d->v[0], d->nv * sizeof(*d->v));
-	d->v[0] = (struct verdict){ .cls = VC_HEALTHY, .score = busy };
+	d->v[0] = (struct verdict){ .cls = VC_HEALTHY, .score = d->steady.span_ns ?
+		(double)d->steady.busy_ns / (double)d->steady.span_ns : 0 };
 	d->nv++;
+	verdict_texts(m, d, &d->v[0]);
 }
 
 void replay_verdict(struct model *m, struct diagnosis *d)
@@ -419,11 +424,12 @@ void replay_verdict(struct model *m, struct diagnosis *d)
 			best = s->fix[f].gain;
 	if (best < RP_HEALTHY_GAIN) {
 		snprintf(s->why, sizeof(s->why), "no fix saves %.0f%% in the replay: the "
-			 "rules' order stands (healthy first where the GPU computes "
-			 "%.0f%% of the time), with the replayed gains", 100 *
-			 RP_HEALTHY_GAIN, 100 * RP_HEALTHY_BUSY);
+			 "rules' order stands (healthy first where the first class's "
+			 "own fix is among them and its cause holds under %.0f%% of "
+			 "the time), with the replayed gains", 100 *
+			 RP_HEALTHY_GAIN, 100 * RP_HEALTHY_CAUSE);
 		listed_gains(d, s, band);
-		healthy_first(d);
+		healthy_first(m, d, s);
 		return;
 	}
 	for (int f = 0; f < FIX_KINDS; f++) {

@@ -11,6 +11,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 use File::Temp qw(tempdir);
+use IO::Uncompress::Gunzip qw(gunzip $GunzipError);
 use JSON::PP;
 use Test::More;
 
@@ -145,6 +146,7 @@ sub sync_run {
 
 # ---- dumps recorded on an H200 -------------------------------------------
 my $dumps = "$FindBin::Bin/../dumps";
+my $tmpd = tempdir(CLEANUP => 1);
 
 sub h200 {
 	my ($name) = @_;
@@ -172,5 +174,26 @@ $j = h200('h200-cuda-pageable-joined.bin');
 is($j->{verdict}[0]{class}, 'memory_batch', 'cuda-pageable: memory & batch');
 ok(abs($j->{verdict}[0]{est_gain} - 0.84) <= 0.10, 'cuda-pageable: within 0.10 of the twin')
 	or diag($j->{verdict}[0]{est_gain});
+
+# amp_channels_last.py --amp: a timm ResNet-50 in bf16 and channels_last,
+# batch 128, its GPU busy 68% (the host launching meanwhile 26%).  Its
+# own fix, CUDA graphs, replays to under 10%, and nothing else gains as
+# much: healthy, kernel efficiency after it with that replayed gain.
+{
+	my $gz = "$FindBin::Bin/../h200/resnet-bf16-cl.bin.gz";
+	my $bin = "$tmpd/resnet-bf16-cl.bin";
+
+	gunzip($gz => $bin) or die "gunzip $gz: $GunzipError";
+	my $r = run_analyzer('--json', $bin);
+	my $k = decode_json($r->{out} || '{}');
+	my ($ke) = grep { $_->{class} eq 'kernel_efficiency' } @{ $k->{verdict} || [] };
+
+	is($k->{verdict}[0]{class}, 'healthy', 'resnet-bf16-cl: healthy');
+	ok($ke && $ke->{replayed} && $ke->{est_gain} < 0.10,
+	   'resnet-bf16-cl: kernel efficiency after it, its replayed gain under 10%')
+		or diag(explain($ke));
+	like(fix($k, 'cuda_graphs')->{class} // '', qr/^kernel_efficiency$/,
+	     'resnet-bf16-cl: the CUDA graphs fix was replayed');
+}
 
 done_testing();
