@@ -115,18 +115,37 @@ def cost_text(e):
 
 def check_window(name, j):
     """Default settings: GPU timing for the steps (a window holding whole
-    steps: placed on them, or by the clock or at the start where it still
-    holds them), its launches joined; and the run's own measure of its
-    cost."""
+    steps the diagnosis timed: placed on them, or by the clock or at the
+    start where it still holds them), its launches joined (or a loop of
+    CUDA graphs' runs, each recorded whole); and the run's own measure of
+    its cost."""
     wins = j.get("gpu_windows") or []
     cost = j.get("tracing_cost") or {}
     g = j.get("gpu") or {}
     inside, joined = g.get("launches_in_windows", 0), g.get("launches_joined", 0)
     # a step replayed as a CUDA graph launches no kernel itself
     share = joined / inside if inside else (1 if j.get("graphs") else 0)
-    ok = bool(wins) and cost.get("steps_inside", 0) >= 3 and share >= JOINED
+    # graph runs recorded whole, every one joined: a loop of CUDA graphs is
+    # timed by them (the launches made while its graph was captured never run)
+    recs = g.get("records") or {}
+    runs = sum(x.get("calls", 0) for x in j.get("graphs") or [])
+    if runs and recs.get("graphs", 0) >= runs and not recs.get("unjoined") and \
+            not recs.get("orphans"):
+        share = 1
+    # GPU timing for the steps: those the diagnosis timed, or the cost
+    # line's steps inside windows; not the latter where a window's GPU
+    # timing ended long before the run and CUPTI stayed subscribed (off_ns
+    # 0): its span runs on to the end
+    wall = j.get("wall_ns") or 0
+    lingers = any(not w.get("off_ns") and w.get("end_ns") and
+                  w["end_ns"] < 0.95 * wall for w in wins)
+    timed = (j.get("diagnosis") or {}).get("timed_steps", 0)
+    if not lingers:
+        timed = max(timed, cost.get("steps_inside", 0))
+    ok = bool(wins) and timed >= 3 and share >= JOINED
     detail = (f"windows {[w.get('reason') for w in wins]}, steps inside "
-              f"{cost.get('steps_inside', 0)} of {cost.get('steps', 0)}, launches in "
+              f"{cost.get('steps_inside', 0)} of {cost.get('steps', 0)} (timed by the "
+              f"diagnosis: {timed}), launches in "
               f"windows {inside}, joined {100 * share:.2f}%")
     if cost.get("measured"):
         detail += (f"; cost in the run: {cost_text(cost.get('inside') or {})} per step inside, "
