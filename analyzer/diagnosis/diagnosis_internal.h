@@ -290,6 +290,8 @@ struct nvtx_cand {
 	uint32_t depth;                 /* 0: top level, 1: inside one */
 	uint64_t count, total_ns;
 	uint64_t gpu_calls;             /* made, by any thread, inside one */
+	uint64_t first_t0, last_t1;     /* the first range's start, the last's
+					   end (all ranges, kept or not) */
 	struct span_list spans;
 };
 

@@ -192,7 +192,7 @@ static uint64_t drop_consumer(struct edit *ed, size_t i, size_t end)
  * where the value goes back to the GPU: the host's work after them
  * overlaps the GPU work queued before.  After a readback of data, that
  * work goes with it (drop_consumer), but at the band's low end. */
-static int fix_sync(struct edit *ed, enum rp_end band_end_, struct rp_fix_result *r)
+static int fix_sync(struct edit *ed, enum rp_end band, struct rp_fix_result *r)
 {
 	int changed = 0, implicit = 0;
 	uint64_t dropped = 0;
@@ -208,7 +208,7 @@ static int fix_sync(struct edit *ed, enum rp_end band_end_, struct rp_fix_result
 			continue;
 		implicit |= it->flags & RPF_IMPLICIT;
 		fix_item(ed, i)->wkind = RW_NONE;
-		if (band_end_ != RP_LOW)
+		if (band != RP_LOW)
 			dropped += drop_consumer(ed, i, end);
 		changed = 1;
 	}

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 
 #include "analyzer/diagnosis/replay_fix.h"
+#include "analyzer/lib/robust.h"
 #include "analyzer/lib/util.h"
 
 #define MIN_RUNS 5              /* runs of a shape to tell its spread */
@@ -91,13 +92,6 @@ static void stat_of(const struct run *v, size_t n, struct shape_stat *s)
 	s->alone = n >= MIN_RUNS && s->median <= ALONE_SPREAD * (double)s->fast;
 }
 
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The other process's slice: the median time a slowed run of a shape
  * that mostly ran alone lost (its time less its median); 0 when no run
@@ -109,8 +103,9 @@ static int by_u64(const void *a, const void *b)
 static uint64_t slice_of(const struct run *v, const struct shape_stat *s,
 			 size_t ns)
 {
-	uint64_t *lost = NULL, slice = 0;
+	double *lost = NULL;
 	size_t n = 0, cap = 0;
+	uint64_t slice;
 
 	for (size_t k = 0, a = 0; k < ns; a += s[k].n, k++) {
 		for (size_t i = a; s[k].alone && i < a + s[k].n; i++) {
@@ -118,13 +113,10 @@ static uint64_t slice_of(const struct run *v, const struct shape_stat *s,
 				continue;
 			if (n == cap)
 				lost = xrealloc(lost, (cap = cap ? 2 * cap : 64) * sizeof(*lost));
-			lost[n++] = v[i].dur - s[k].median;
+			lost[n++] = (double)(v[i].dur - s[k].median);
 		}
 	}
-	if (n) {
-		qsort(lost, n, sizeof(*lost), by_u64);
-		slice = lost[n / 2];
-	}
+	slice = n ? (uint64_t)robust_median(lost, n) : 0;
 	free(lost);
 	return slice;
 }

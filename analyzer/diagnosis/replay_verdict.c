@@ -11,8 +11,8 @@
  * class's gain is that point with the fix's band widened by the replay's
  * error; a run no fix would speed up by RP_HEALTHY_GAIN is healthy where
  * the replay refutes the rules' first class (healthy_first), the rules'
- * classes after it with their replayed gains; else those classes alone.  Otherwise the rules'
- * verdict stands, and the report says why.  The fixes learn from the
+ * classes after it with their replayed gains; else those classes alone.
+ * Otherwise the rules' verdict stands, and the report says why.  The fixes learn from the
  * dump what the graph does not hold (replay_env): the workers, a
  * DataLoader seen, the cores, the memory's headroom.
  */

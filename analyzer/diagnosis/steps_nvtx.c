@@ -5,9 +5,9 @@
  * with the time of each.  Framework ranges (emit_nvtx's "aten::mm",
  * NCCL's own) are not steps.  The step range is the repeated name that
  * covers the most time among those whose ranges spread over the run's
- * loop (at least half the widest spread); when that name repeats only a few times and a
- * name nested in it repeats far more (epochs around steps), the nested
- * one is taken.  A step gives the GPU work: a name whose ranges hold
+ * loop (at least half the widest spread); when that name repeats only a
+ * few times and a name nested in it repeats far more (epochs around
+ * steps), the nested one is taken.  A step gives the GPU work: a name whose ranges hold
  * fewer GPU calls (made by any thread while one is open) than there are
  * ranges is not a step (JAX's XlaCompileGpuAsm:..., a data-loading or
  * logging range).  Started/ended ranges (nvtxRangeStart) are not used.
@@ -74,6 +74,10 @@ static void close_range(struct diagnosis *d, const struct nvtx_open_range *o,
 	c->count++;
 	c->gpu_calls += d->gpu_calls - o->gpu_calls;
 	c->total_ns += t1 > t0 ? t1 - t0 : 0;
+	if (!c->first_t0 || t0 < c->first_t0)
+		c->first_t0 = t0;
+	if (t1 > c->last_t1)
+		c->last_t1 = t1;
 	if (d->cand_budget >= CAND_SPANS || t1 <= t0)
 		return;
 	if (l->n == l->cap) {
@@ -116,11 +120,8 @@ void steps_nvtx_event(struct diagnosis *d, const struct dump_reader *r,
 #define LATE_SHARE 4
 static int goes_on(const struct diagnosis *d, const struct nvtx_cand *c)
 {
-	uint64_t last = 0;
+	uint64_t last = c->last_t1;
 
-	for (size_t i = 0; i < c->spans.n; i++)
-		if (c->spans.v[i].t1 > last)
-			last = c->spans.v[i].t1;
 	return d->last_t <= d->first_t || last >= d->last_t ||
 	       LATE_SHARE * (d->last_t - last) <= d->last_t - d->first_t;
 }
@@ -128,13 +129,7 @@ static int goes_on(const struct diagnosis *d, const struct nvtx_cand *c)
 /* From a name's first range's start to its last range's end. */
 static uint64_t spread(const struct nvtx_cand *c)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
-
-	for (size_t i = 0; i < c->spans.n; i++) {
-		lo = c->spans.v[i].t0 < lo ? c->spans.v[i].t0 : lo;
-		hi = c->spans.v[i].t1 > hi ? c->spans.v[i].t1 : hi;
-	}
-	return hi > lo ? hi - lo : 0;
+	return c->last_t1 > c->first_t0 ? c->last_t1 - c->first_t0 : 0;
 }
 
 static int eligible(const struct diagnosis *d, const struct nvtx_cand *c,

@@ -395,10 +395,6 @@ static void callback(CUpti_CallbackDomain d, int exit, uint32_t corr,
 	cb(st.user, d, id, &data);
 }
 
-/* Every fake driver call's entry (site 0) and exit (1), as the real
- * driver tells CUPTI: a correlation id, the callbacks, and for the op in
- * progress its driver call's id, times and the kinds enabled then (no
- * nesting: each fake driver call returns before the next starts). */
 static int attaching;                /* a subscribe under way */
 static __thread int attacher;        /* this thread's */
 
@@ -412,6 +408,10 @@ static void wait_attach(void)
 		nanosleep(&ts, NULL);
 }
 
+/* Every fake driver call's entry (site 0) and exit (1), as the real
+ * driver tells CUPTI: a correlation id, the callbacks, and for the op in
+ * progress its driver call's id, times and the kinds enabled then (no
+ * nesting: each fake driver call returns before the next starts). */
 static void driver_hook(int site, const char *sym)
 {
 	if (site == 0) {

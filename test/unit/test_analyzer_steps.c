@@ -216,6 +216,8 @@ static struct nvtx_cand *range(struct diagnosis *d, const char *name, size_t n,
 		c->spans.v[i] = (struct span){ at + i * gap, at + i * gap + len };
 		c->total_ns += len;
 	}
+	c->first_t0 = at;
+	c->last_t1 = at + (n - 1) * gap + len;
 	hmap_put_str(&d->cands, c->key, c);
 	return c;
 }
